@@ -1,0 +1,33 @@
+# The two commands a newcomer needs: `make demo` and `make test`. Each works alone on a fresh clone.
+PY := .venv/bin/python
+PIP := .venv/bin/pip
+STAMP := .venv/.installed
+
+.PHONY: demo test lint bench venv clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv .venv
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -e '.[test]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: $(STAMP)
+	.venv/bin/dama demo
+
+test: $(STAMP)
+	bash scripts/system-deps.sh
+	.venv/bin/ruff check .
+	.venv/bin/python -m pytest -q -ra
+
+lint: $(STAMP)
+	.venv/bin/ruff check .
+
+bench: $(STAMP)
+	.venv/bin/dama bench rules
+	.venv/bin/dama bench referee
+	.venv/bin/dama bench vision
+
+clean:
+	rm -rf .venv build *.egg-info

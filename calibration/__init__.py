@@ -1,0 +1,1 @@
+"""Camera intrinsics, board corners and colour models, saved as versioned JSON profiles."""

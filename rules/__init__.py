@@ -1,0 +1,6 @@
+"""Czech draughts (Česká dáma, ČFD rules) as pure logic: no I/O, no camera, no threads.
+
+The value types are :class:`Square` (an int 0..31 in observation order), :class:`Color`, :class:`Move`
+and :class:`Position`. Everything else (notation, FEN, PDN, the game record with the draw rules of čl. 6,
+SVG, the referee) is built from them.
+"""

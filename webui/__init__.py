@@ -1,0 +1,1 @@
+"""The Flask dashboard and its JSON/SSE API."""
