@@ -1,0 +1,191 @@
+"""Camera intrinsics from views of the printed pattern: detection, view selection, the solve.
+
+Calibration fails in practice for three reasons: too few *different* views (twenty frames of a pattern
+held still are one view), views that all sit in the middle of the image (distortion lives at the edges),
+and no tilt (focal length is only observable from perspective). :class:`ViewCollector` guards against
+all three and says what to do next; :func:`solve` runs OpenCV's ``calibrateCamera`` and reports the RMS
+reprojection error in pixels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from calibration.pattern import PatternSpec
+from calibration.profile import CameraIntrinsics
+
+COVERAGE_GRID = (3, 3)  # columns, rows of image regions a good set of views should reach
+_REGION_NAMES = (("top left", "top", "top right"), ("left", "middle", "right"),
+                 ("bottom left", "bottom", "bottom right"))
+
+
+def _gray(frame: np.ndarray) -> np.ndarray:
+    return frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+
+
+def find_pattern(frame: np.ndarray, spec: PatternSpec) -> np.ndarray | None:
+    """Inner corners (N, 2) float32 in OpenCV's order, refined to sub-pixel, or None if not all seen.
+
+    ``findChessboardCornersSB`` is tried first (robust to blur and accurate); the classic detector
+    with ``cornerSubPix`` is the fallback for builds or images where SB fails.
+    """
+    gray = _gray(frame)
+    size = spec.inner
+    found, corners = cv2.findChessboardCornersSB(gray, size, flags=cv2.CALIB_CB_NORMALIZE_IMAGE)
+    if not found:
+        flags = cv2.CALIB_CB_ADAPTIVE_THRESH | cv2.CALIB_CB_NORMALIZE_IMAGE
+        found, corners = cv2.findChessboardCorners(gray, size, flags=flags)
+        if not found:
+            return None
+        criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 40, 0.01)
+        # search window: a third of the smallest corner spacing, so it never reaches the next corner
+        pts = corners.reshape(-1, 2)
+        spacing = np.min(np.linalg.norm(np.diff(pts.reshape(size[1], size[0], 2), axis=1), axis=2))
+        win = int(max(2, min(11, spacing / 3)))
+        corners = cv2.cornerSubPix(gray, corners, (win, win), (-1, -1), criteria)
+    return corners.reshape(-1, 2).astype(np.float32)
+
+
+def _tilt(corners: np.ndarray, spec: PatternSpec) -> float:
+    """How far the pattern is from facing the camera: relative length difference of opposite edges."""
+    nx, ny = spec.inner
+    g = corners.reshape(ny, nx, 2)
+    top, bottom = np.linalg.norm(g[0, -1] - g[0, 0]), np.linalg.norm(g[-1, -1] - g[-1, 0])
+    left, right = np.linalg.norm(g[-1, 0] - g[0, 0]), np.linalg.norm(g[-1, -1] - g[0, -1])
+    return float(max(abs(top - bottom) / max(top, bottom), abs(left - right) / max(left, right)))
+
+
+@dataclass
+class Offer:
+    """What happened to one frame offered to the collector (``accepted`` and a short reason)."""
+
+    accepted: bool
+    reason: str
+    corners: np.ndarray | None = None
+
+
+@dataclass
+class ViewCollector:
+    """Keeps views of the pattern that add information; tracks coverage and tilt for guidance."""
+
+    spec: PatternSpec
+    image_size: tuple[int, int] | None = None
+    target_views: int = 12
+    min_motion: float = 0.04  # mean corner displacement, as a fraction of the image diagonal
+    tilted_needed: int = 3
+    tilt_threshold: float = 0.08
+    views: list[np.ndarray] = field(default_factory=list)
+    tilts: list[float] = field(default_factory=list)
+    covered: set[tuple[int, int]] = field(default_factory=set)
+    frames_seen: int = 0
+    frames_found: int = 0
+
+    def offer(self, frame: np.ndarray) -> Offer:
+        """Detect the pattern in ``frame`` and keep the view unless it nearly repeats a kept one."""
+        h, w = frame.shape[:2]
+        if self.image_size is None:
+            self.image_size = (w, h)
+        elif self.image_size != (w, h):
+            return Offer(False, f"frame is {w}x{h}, earlier frames were "
+                                f"{self.image_size[0]}x{self.image_size[1]}")
+        self.frames_seen += 1
+        corners = find_pattern(frame, self.spec)
+        if corners is None:
+            return Offer(False, "pattern not found (all of it must be visible)")
+        self.frames_found += 1
+        return self.add(corners)
+
+    def add(self, corners: np.ndarray) -> Offer:
+        """Keep already-detected corners unless they nearly repeat a kept view."""
+        assert self.image_size is not None, "offer a frame first or set image_size"
+        diag = float(np.hypot(*self.image_size))
+        for i, kept in enumerate(self.views):
+            # the same pattern turned half-way round is numbered backwards: compare both ways
+            d = min(np.mean(np.linalg.norm(kept - corners, axis=1)),
+                    np.mean(np.linalg.norm(kept[::-1] - corners, axis=1)))
+            if d < self.min_motion * diag:
+                return Offer(False, f"too similar to view {i + 1}: move or tilt the pattern", corners)
+        self.views.append(corners)
+        self.tilts.append(_tilt(corners, self.spec))
+        self.covered |= self._cells(corners)
+        return Offer(True, f"view {len(self.views)} kept", corners)
+
+    def _cells(self, corners: np.ndarray) -> set[tuple[int, int]]:
+        assert self.image_size is not None
+        w, h = self.image_size
+        gx, gy = COVERAGE_GRID
+        cols = np.clip((corners[:, 0] / w * gx).astype(int), 0, gx - 1)
+        rows = np.clip((corners[:, 1] / h * gy).astype(int), 0, gy - 1)
+        return set(zip(cols.tolist(), rows.tolist(), strict=True))
+
+    @property
+    def coverage(self) -> float:
+        """Fraction of the image regions that some kept view reached."""
+        return len(self.covered) / (COVERAGE_GRID[0] * COVERAGE_GRID[1])
+
+    @property
+    def tilted_views(self) -> int:
+        return sum(t >= self.tilt_threshold for t in self.tilts)
+
+    @property
+    def ready(self) -> bool:
+        """Enough views, tilted enough, reaching every region: a solve will be trustworthy."""
+        return (len(self.views) >= self.target_views and self.tilted_views >= self.tilted_needed
+                and self.coverage >= 1.0)
+
+    def hint(self) -> str:
+        """The single most useful next thing for the user to do."""
+        if len(self.views) < 3:
+            return "hold the printed pattern flat in front of the camera, all of it visible"
+        missing = [_REGION_NAMES[r][c] for r in range(3) for c in range(3) if (c, r) not in self.covered]
+        if missing:
+            return "move the pattern toward the " + ", ".join(missing[:3]) + " of the picture"
+        if self.tilted_views < self.tilted_needed:
+            return "tilt the pattern (about 30 degrees) left, right, up and down"
+        if len(self.views) < self.target_views:
+            return "keep going: a few more positions and angles"
+        return "enough views: calibrating"
+
+    def progress(self) -> str:
+        """One status line, e.g. ``views 7/12 · coverage 6/9 · tilted 2/3 · move the pattern ...``."""
+        cells = COVERAGE_GRID[0] * COVERAGE_GRID[1]
+        return (f"views {len(self.views)}/{self.target_views} · coverage {len(self.covered)}/{cells} · "
+                f"tilted {min(self.tilted_views, self.tilted_needed)}/{self.tilted_needed} · {self.hint()}")
+
+
+@dataclass
+class IntrinsicsResult:
+    """The solved camera and how well it explains each view (pixels)."""
+
+    camera: CameraIntrinsics
+    rms: float
+    per_view: list[float]
+
+
+def solve(views: list[np.ndarray], spec: PatternSpec, image_size: tuple[int, int],
+          fix_k3: bool | None = None) -> IntrinsicsResult:
+    """Run ``calibrateCamera`` on the kept views; ValueError when there are too few.
+
+    ``k3`` (the sixth-order radial term) is held at zero unless there are 15 views or more, because
+    with fewer views it trades off against k1/k2 and makes the edges worse, not better.
+    """
+    if len(views) < 3:
+        raise ValueError(f"only {len(views)} usable views of the pattern; at least 3 are needed (10+ advised)")
+    if fix_k3 is None:
+        fix_k3 = len(views) < 15
+    obj = spec.object_points()
+    object_points = [obj for _ in views]
+    image_points = [v.reshape(-1, 1, 2).astype(np.float32) for v in views]
+    flags = cv2.CALIB_FIX_K3 if fix_k3 else 0
+    rms, K, dist, rvecs, tvecs = cv2.calibrateCamera(object_points, image_points, image_size, None, None,
+                                                     flags=flags)
+    per_view = []
+    for pts, r, t in zip(image_points, rvecs, tvecs, strict=True):
+        proj, _ = cv2.projectPoints(obj, r, t, K, dist)
+        per_view.append(float(np.sqrt(np.mean(np.sum((proj - pts) ** 2, axis=2)))))
+    camera = CameraIntrinsics(size=(int(image_size[0]), int(image_size[1])), K=K.tolist(),
+                              dist=dist.ravel()[:5].tolist(), rms=float(rms), views=len(views))
+    return IntrinsicsResult(camera=camera, rms=float(rms), per_view=per_view)
