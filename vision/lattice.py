@@ -1,0 +1,120 @@
+"""Fit the square lattice of a checkerboard to candidate quads, robustly to pieces and clutter.
+
+Each quad seeds a hypothesis (its corners are one lattice cell); the hypothesis grows by accepting quads
+whose centre and corners land on lattice cells of the right colour parity, refitting a homography after
+each round. The hypothesis with the most cells wins. The fit is in square units (u, v): cell (i, j)
+spans [i, i+1] × [j, j+1]; ``parity`` says which cells are bright: bright ⇔ (i + j) % 2 == parity.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+UNIT = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=np.float64)
+
+
+@dataclass
+class LatticeFit:
+    """A lattice hypothesis: homography lattice→image, the cells it explains and their brightness."""
+
+    h: np.ndarray  # (u, v) square units -> image pixels
+    cells: np.ndarray  # (K, 2) int cell indices of accepted quads
+    bright: np.ndarray  # (K,) 1 if the accepted quad was bright
+    parity: int
+
+
+def _apply(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    ph = pts @ h[:, :2].T + h[:, 2]
+    return ph[..., :2] / ph[..., 2:3]
+
+
+def grow(quads: np.ndarray, pols: np.ndarray, seed: int, rounds: int = 12) -> LatticeFit | None:
+    """Grow the lattice of one seed quad over all quads; None if it explains too little."""
+    h = cv2.getPerspectiveTransform(UNIT.astype(np.float32), quads[seed].astype(np.float32)).astype(np.float64)
+    centres = quads.mean(axis=1)
+    parity = 1 - int(pols[seed])  # seed cell (0, 0) has (i+j)%2 == 0
+    accepted = np.zeros(len(quads), dtype=bool)
+    cells = np.zeros((len(quads), 2), dtype=np.int64)
+    count = 0
+    for _ in range(rounds):
+        try:
+            hinv = np.linalg.inv(h)
+        except np.linalg.LinAlgError:
+            return None
+        uv = _apply(hinv, centres)
+        if not np.all(np.isfinite(uv)):
+            uv = np.nan_to_num(uv, nan=1e9, posinf=1e9, neginf=-1e9)
+        cell = np.floor(uv).astype(np.int64)
+        off = np.abs(uv - cell - 0.5).max(axis=1)
+        ok = off < 0.22
+        ok &= ((cell[:, 0] + cell[:, 1]) % 2 == parity) == (pols == 1)
+        quv = _apply(hinv, quads.reshape(-1, 2)).reshape(-1, 4, 2)
+        # Corner k of a clockwise quad may correspond to any rotation of the unit cell's corners.
+        rel = quv - cell[:, None, :]
+        best_err = np.full(len(quads), np.inf)
+        best_rot = np.zeros(len(quads), dtype=np.int64)
+        for r in range(4):
+            err = np.abs(rel - np.roll(UNIT, -r, axis=0)[None]).max(axis=(1, 2))
+            better = err < best_err
+            best_err[better] = err[better]
+            best_rot[better] = r
+        ok &= best_err < 0.3
+        # One quad per cell: keep the best fitting.
+        idx = np.flatnonzero(ok)
+        if len(idx) < 1:
+            return None
+        order = idx[np.argsort(best_err[idx])]
+        keys = cell[order, 0] * 100003 + cell[order, 1]
+        _, first = np.unique(keys, return_index=True)
+        chosen = order[first]
+        accepted[:] = False
+        accepted[chosen] = True
+        cells[chosen] = cell[chosen]
+        src = np.concatenate([np.roll(UNIT, -best_rot[k], axis=0) + cell[k] for k in chosen])
+        dst = np.concatenate([quads[k] for k in chosen])
+        if len(chosen) >= 2:
+            h_new, _ = cv2.findHomography(src, dst, 0)
+            if h_new is None:
+                return None
+            h = h_new
+        if len(chosen) == count:
+            break
+        count = len(chosen)
+    sel = np.flatnonzero(accepted)
+    return LatticeFit(h=h, cells=cells[sel], bright=pols[sel], parity=parity)
+
+
+def best_lattice(quads: np.ndarray, pols: np.ndarray, max_seeds: int = 12) -> LatticeFit | None:
+    """The hypothesis explaining the most quads, trying seeds of typical size first."""
+    if len(quads) == 0:
+        return None
+    areas = np.array([cv2.contourArea(q.astype(np.float32)) for q in quads])
+    # Board squares have neighbours of similar size about one side length away; clutter rarely does.
+    centres = quads.mean(axis=1)
+    side = np.sqrt(np.maximum(areas, 1.0))
+    dist = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+    ratio = areas[:, None] / np.maximum(areas[None], 1.0)
+    near = (dist < 1.7 * side[:, None]) & (dist > 0.5 * side[:, None]) & (ratio > 0.5) & (ratio < 2.0)
+    density = near.sum(axis=1) + 0.01 * side / side.max()
+    seeds = np.argsort(-density)[: max_seeds * 4]
+    best: LatticeFit | None = None
+    tried: set[tuple[int, int]] = set()
+    n_tried = 0
+    for s in seeds:
+        if n_tried >= max_seeds:
+            break
+        if best is not None:
+            # Skip seeds already inside the best hypothesis.
+            uv = _apply(np.linalg.inv(best.h), quads[s].mean(axis=0)[None])[0]
+            key = (int(np.floor(uv[0])), int(np.floor(uv[1])))
+            if key in tried or any((best.cells == key).all(axis=1)):
+                continue
+        n_tried += 1
+        fit = grow(quads, pols, int(s))
+        if fit is not None and (best is None or len(fit.cells) > len(best.cells)):
+            best = fit
+            tried = {tuple(c) for c in fit.cells.tolist()}
+    return best

@@ -1,0 +1,187 @@
+"""Stage 1, localization: find the 8×8 playing area in a frame, without markers.
+
+Pipeline: quads of both polarities (``vision.quads``) → the lattice hypothesis explaining most of them
+(``vision.lattice``) → the 8×8 window of that lattice (the light squares are always empty, so the
+checker alternation marks the playing area even where a frame or the table continues outside it) →
+sub-pixel refinement of the 7×7 inner corners (``cv2.cornerSubPix``) and a RANSAC homography over the
+corners that still look like checker X-corners (pieces and hands hide some). The outer corners are
+extrapolated from that homography.
+
+``check_fit`` is the cheap test of tracking mode: do the inner corners of a previous fit still look like
+X-corners in the new frame?
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.lattice import best_lattice
+from vision.quads import find_quads
+
+WORK_SIZE = 800  # longest side of the image the coarse search runs on
+MIN_CELLS = 10
+
+
+@dataclass
+class BoardFit:
+    """Lattice of the playing area: ``h`` maps board units (u, v) in [0, 8]² to full-image pixels.
+
+    ``bright_parity``: cell (i, j) is a light square iff (i + j) % 2 == bright_parity.
+    """
+
+    h: np.ndarray
+    bright_parity: int
+    inliers: int  # inner corners confirmed as X-corners (of 49)
+    contrast: float  # light minus dark square grey level
+
+
+class NotFound(Exception):
+    """Localization failed; the message is the reason shown to users."""
+
+
+def _apply(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    pts = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
+    ph = pts @ h[:, :2].T + h[:, 2]
+    return ph[:, :2] / ph[:, 2:3]
+
+
+def to_gray(frame: np.ndarray) -> np.ndarray:
+    return frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+
+
+def localize(gray: np.ndarray) -> BoardFit:
+    """Full detection on a grayscale frame; raises :class:`NotFound` with a reason."""
+    if float(gray.std()) < 4.0:
+        raise NotFound("blank frame (no contrast)")
+    scale = min(1.0, WORK_SIZE / max(gray.shape))
+    small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else gray
+    quads, pols = find_quads(small)
+    fit = best_lattice(quads, pols)
+    if fit is None or len(fit.cells) < MIN_CELLS:
+        raise NotFound("no checkerboard found")
+    h_small = fit.h
+    i0, j0 = _window(small, h_small, fit)
+    shift = np.array([[1, 0, i0], [0, 1, j0], [0, 0, 1]], dtype=np.float64)
+    scale_m = np.diag([1 / scale, 1 / scale, 1.0])
+    h = scale_m @ h_small @ shift
+    parity = (fit.parity + i0 + j0) % 2
+    corners = _apply(h, np.array([[0, 0], [8, 0], [8, 8], [0, 8]], dtype=np.float64))
+    hh, ww = gray.shape
+    margin = 0.01 * max(hh, ww)
+    if (corners < -margin).any() or (corners[:, 0] > ww + margin).any() or (corners[:, 1] > hh + margin).any():
+        raise NotFound("board not fully in view")
+    board = refine(gray, BoardFit(h=h, bright_parity=parity, inliers=0, contrast=0.0))
+    if board.inliers < 6:
+        raise NotFound("checkerboard corners not confirmed")
+    return board
+
+
+def _window(small: np.ndarray, h: np.ndarray, fit) -> tuple[int, int]:
+    """Offset (i0, j0) of the 8×8 playing window in lattice cells.
+
+    The detected cells may stop short of the board edge (squares hidden by pieces) or run past it
+    (a frame or markers that happen to fit the lattice). Every 8-wide window that overlaps the
+    detection is scored by how checker-like its cells are: light cells light, dark cells dark.
+    """
+    cells = fit.cells
+    lo = np.percentile(cells, 2, axis=0).astype(int)
+    hi = np.percentile(cells, 98, axis=0).astype(int)
+    span = hi - lo + 1
+    if (span < 4).any():
+        raise NotFound("too little of a checkerboard in view")
+    if (span > 14).any():
+        raise NotFound("no single checkerboard found")
+    pad = np.maximum(8 - span, 0) + 2
+    u0, v0 = lo - pad
+    nu, nv = span + 2 * pad
+    px = 12
+    t = np.array([[px, 0, -u0 * px], [0, px, -v0 * px], [0, 0, 1]], dtype=np.float64)
+    warp = cv2.warpPerspective(small, t @ np.linalg.inv(h), (int(nu * px), int(nv * px)),
+                               flags=cv2.INTER_LINEAR, borderValue=0)
+    inner = warp.reshape(nv, px, nu, px)[:, 3:-3, :, 3:-3].astype(np.float32)
+    means = inner.mean(axis=(1, 3))  # (nv, nu)
+    ii, jj = np.meshgrid(np.arange(nu) + u0, np.arange(nv) + v0)
+    bright_cell = ((ii + jj) % 2) == fit.parity
+    core = np.zeros_like(bright_cell)
+    core[pad[1]: pad[1] + span[1], pad[0]: pad[0] + span[0]] = True
+    light = float(np.median(means[core & bright_cell]))
+    dark = float(np.median(means[core & ~bright_cell]))
+    contrast = max(light - dark, 1.0)
+    z = np.clip((means - dark) / contrast, 0.0, 1.0)
+    good = np.where(bright_cell, z, 1.0 - z)
+    best: list[int] = []
+    for ax in (0, 1):
+        o_lo, o_hi = pad[1 - ax], pad[1 - ax] + min(span[1 - ax], 8)
+        line = good[o_lo:o_hi, :].mean(axis=0) if ax == 0 else good[:, o_lo:o_hi].mean(axis=1)
+        origin = (u0, v0)[ax]
+        starts = np.arange(min(lo[ax], hi[ax] - 7), max(lo[ax], hi[ax] - 7) + 1)
+        scores = [line[s - origin: s - origin + 8].sum() for s in starts]
+        best.append(int(starts[int(np.argmax(scores))]))
+    return best[0], best[1]
+
+
+def _xcorner_scores(gray: np.ndarray, h: np.ndarray, pts_uv: np.ndarray) -> np.ndarray:
+    """Checker X-corner evidence at lattice points: opposite quadrants alike, neighbours different."""
+    offs = np.array([[0.25, 0.25], [-0.25, -0.25], [0.25, -0.25], [-0.25, 0.25]])
+    samples = (pts_uv[:, None, :] + offs[None]).reshape(-1, 2)
+    xy = _apply(h, samples).astype(np.float32)
+    vals = cv2.remap(gray, xy[:, 0:1], xy[:, 1:2], cv2.INTER_LINEAR, borderValue=0).reshape(-1, 4)
+    vals = vals.astype(np.float32)
+    a, b, c, d = vals.T
+    return np.abs((a + b) - (c + d)) / 2 - np.abs(a - b) - np.abs(c - d)
+
+
+INNER_UV = np.array([[i, j] for j in range(1, 8) for i in range(1, 8)], dtype=np.float64)
+
+
+def refine(gray: np.ndarray, board: BoardFit) -> BoardFit:
+    """Sub-pixel inner corners and a RANSAC homography over the ones that look like X-corners."""
+    h = board.h
+    # Contrast of the board: light minus dark square levels at cell centres.
+    centres = np.array([[i + 0.5, j + 0.5] for j in range(8) for i in range(8)])
+    xy = _apply(h, centres).astype(np.float32)
+    vals = cv2.remap(gray, xy[:, 0:1], xy[:, 1:2], cv2.INTER_LINEAR).ravel().astype(np.float32)
+    is_light = ((centres[:, 0].astype(int) + centres[:, 1].astype(int)) % 2) == board.bright_parity
+    contrast = float(np.median(vals[is_light]) - np.median(vals[~is_light]))
+    pts = _apply(h, INNER_UV)
+    # Search window: a fifth of the local square size.
+    step = np.linalg.norm(_apply(h, INNER_UV + [1, 0]) - pts, axis=1)
+    step = np.minimum(step, np.linalg.norm(_apply(h, INNER_UV + [0, 1]) - pts, axis=1))
+    win = int(np.clip(np.median(step) * 0.22, 2, 12))
+    refined = pts.astype(np.float32).reshape(-1, 1, 2).copy()
+    hh, ww = gray.shape
+    inside = (pts[:, 0] > win + 1) & (pts[:, 0] < ww - win - 2) & (pts[:, 1] > win + 1) & (pts[:, 1] < hh - win - 2)
+    if inside.sum() >= 4:
+        crit = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.03)
+        sub = refined[inside].copy()
+        cv2.cornerSubPix(gray, sub, (win, win), (-1, -1), crit)
+        refined[inside] = sub
+    refined = refined.reshape(-1, 2).astype(np.float64)
+    moved = np.linalg.norm(refined - pts, axis=1)
+    score = _xcorner_scores(gray, h, INNER_UV)
+    good = inside & (moved < win * 0.9) & (score > 0.25 * max(contrast, 1.0))
+    if good.sum() >= 6:
+        h_new, mask = cv2.findHomography(INNER_UV[good], refined[good], cv2.RANSAC, max(1.0, 0.08 * np.median(step)))
+        if h_new is not None:
+            n_in = int(mask.sum())
+            if n_in >= 6:
+                # Least squares over the inliers for the final estimate.
+                sel = np.flatnonzero(good)[mask.ravel().astype(bool)]
+                h_ls, _ = cv2.findHomography(INNER_UV[sel], refined[sel], 0)
+                return BoardFit(h=h_ls if h_ls is not None else h_new, bright_parity=board.bright_parity,
+                                inliers=n_in, contrast=contrast)
+    return BoardFit(h=h, bright_parity=board.bright_parity, inliers=int(good.sum()), contrast=contrast)
+
+
+def check_fit(gray: np.ndarray, board: BoardFit, min_fraction: float = 0.5) -> bool:
+    """Tracking test: do enough of the previous inner corners still look like X-corners here?
+
+    Pieces and a hand hide some corners, so the test asks for a fraction of those confirmed at
+    localization time, with the same polarity as before (a moved board breaks the polarity pattern).
+    """
+    score = _xcorner_scores(gray, board.h, INNER_UV)
+    thr = 0.25 * max(board.contrast, 1.0)
+    return int((score > thr).sum()) >= max(6, int(min_fraction * board.inliers))

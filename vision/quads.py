@@ -1,0 +1,76 @@
+"""Candidate board squares: convex quadrilateral blobs of both polarities in an adaptive threshold.
+
+A checkerboard's squares touch only at their corners, so a thin erosion of a locally thresholded image
+splits them into separate blobs that each approximate to four vertices. Squares covered by pieces or
+hands simply do not appear; the lattice fit (``vision.lattice``) only needs a part of them.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import cv2
+import numpy as np
+
+
+def find_quads(gray: np.ndarray, min_side: float = 5.0) -> tuple[np.ndarray, np.ndarray]:
+    """Quadrilaterals in a grayscale image: ``(quads (N, 4, 2) clockwise, polarity (N,) 1=bright)``."""
+    h, w = gray.shape
+    blur = cv2.GaussianBlur(gray, (3, 3), 0)
+    kernel = np.ones((3, 3), np.uint8)
+    quads: list[np.ndarray] = []
+    pols: list[int] = []
+    max_area = 0.05 * h * w
+    for block in _block_sizes(max(h, w)):
+        binary = cv2.adaptiveThreshold(blur, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, 0)
+        for (pol, img), it in itertools.product(((1, binary), (0, 255 - binary)), (1, 2)):
+            eroded = cv2.erode(img, kernel, iterations=it)
+            contours, _ = cv2.findContours(eroded, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+            for c in contours:
+                if len(c) < 4:
+                    continue
+                area = cv2.contourArea(c)
+                if area < min_side * min_side or area > max_area:
+                    continue
+                q = _approx_quad(c, area, it)
+                if q is not None:
+                    quads.append(q)
+                    pols.append(pol)
+    if not quads:
+        return np.zeros((0, 4, 2)), np.zeros(0, dtype=np.int64)
+    return np.array(quads, dtype=np.float64), np.array(pols, dtype=np.int64)
+
+
+def _block_sizes(size: int) -> list[int]:
+    """Adaptive-threshold windows: a few squares wide for boards from a third of the frame to all of it."""
+    return [int(size * f) // 2 * 2 + 1 for f in (0.05, 0.12)]
+
+
+def _approx_quad(contour: np.ndarray, area: float, erosion: int) -> np.ndarray | None:
+    """Four clockwise vertices if the blob is a convex, not too thin quadrilateral."""
+    peri = cv2.arcLength(contour, True)
+    for eps in (0.04, 0.07):
+        approx = cv2.approxPolyDP(contour, eps * peri, True)
+        if len(approx) == 4:
+            break
+    else:
+        return None
+    if not cv2.isContourConvex(approx):
+        return None
+    q = approx.reshape(4, 2).astype(np.float64)
+    hull_area = cv2.contourArea(approx.astype(np.float32))
+    if hull_area <= 0 or area / hull_area < 0.75:
+        return None
+    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
+    if sides.min() < 0.25 * sides.max():
+        return None
+    # Clockwise in image coordinates (y down): positive signed area in the shoelace sense.
+    x, y = q[:, 0], q[:, 1]
+    signed = 0.5 * np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)
+    if signed < 0:
+        q = q[::-1]
+    # Grow back by the erosion so vertices sit on the square's true corners (about one pixel).
+    centre = q.mean(axis=0)
+    d = q - centre
+    n = np.linalg.norm(d, axis=1, keepdims=True)
+    return q + d / np.maximum(n, 1e-6) * 1.4 * erosion
