@@ -1,0 +1,232 @@
+"""Scene parameters: every random choice of a scene lives here, so a scene is reproducible.
+
+:func:`random_scene_params` draws a varied scene (board woods, pieces, camera pose, table, light,
+sensor) from a ``numpy.random.Generator``; textures are derived from ``texture_seed``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.render.camera import Camera, intrinsics, orbit_pose
+from vision.render.geometry import BoardGeometry
+from vision.render.textures import TABLE_KINDS
+
+BGR = tuple[float, float, float]
+
+LIGHT_WOODS: tuple[BGR, ...] = ((150, 200, 232), (170, 212, 238), (135, 182, 214), (110, 168, 212), (125, 190, 225))
+DARK_WOODS: tuple[BGR, ...] = ((42, 66, 102), (40, 58, 118), (52, 86, 128), (32, 42, 58), (60, 95, 140))
+FRAME_WOODS: tuple[BGR, ...] = ((40, 62, 100), (60, 100, 150), (45, 70, 125), (90, 140, 190), (30, 40, 60))
+LIGHT_PIECES: tuple[BGR, ...] = ((205, 228, 242), (232, 238, 240), (160, 198, 225), (140, 190, 228), (190, 215, 230))
+DARK_PIECES: tuple[BGR, ...] = ((32, 32, 36), (28, 45, 72), (32, 48, 112), (38, 56, 82), (22, 24, 30))
+# table colours per kind: cloths of any colour, woods in wood tones, clutter on grey/brown desks
+TABLE_COLORS: dict[str, tuple[BGR, ...]] = {
+    "cloth": ((140, 150, 150), (60, 80, 50), (120, 60, 40), (200, 205, 210), (45, 45, 50), (60, 60, 130)),
+    "planks": ((90, 150, 200), (70, 120, 170), (60, 95, 135), (110, 170, 215), (50, 75, 105)),
+    "clutter": ((120, 125, 130), (80, 110, 140), (170, 175, 175), (60, 70, 80)),
+}
+SKINS: tuple[BGR, ...] = (
+    (150, 180, 225), (120, 160, 210), (95, 130, 185), (60, 90, 140), (45, 65, 100), (165, 195, 235),
+)
+SLEEVES: tuple[BGR, ...] = ((40, 40, 40), (140, 80, 40), (60, 60, 140), (190, 190, 190), (70, 110, 60), (30, 30, 90))
+
+
+@dataclass(frozen=True)
+class HandPose:
+    """A hand reaching for a square: fingertips above ``target_square`` at ``height_mm``.
+
+    ``holding`` is the piece in the hand (``"w"``, ``"b"``, ``"W"``, ``"B"`` or None). ``side`` is the
+    board edge the arm comes from: ``"white"`` (a1-h1), ``"black"``, ``"left"`` (a-file),
+    ``"right"`` (h-file) or ``"auto"`` (the holder's side, else the nearest edge). ``xy_mm`` overrides
+    the target position with any point of the board plane (used by the video animation).
+    """
+
+    target_square: str = "d4"
+    height_mm: float = 40.0
+    holding: str | None = None
+    side: str = "auto"
+    xy_mm: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True)
+class SceneParams:
+    """Everything that defines one scene except the pieces and the hand. See module docstring."""
+
+    camera: Camera
+    geometry: BoardGeometry = field(default_factory=BoardGeometry)
+    # pose summary (the camera is authoritative; these are what it was built from)
+    tilt_deg: float = 0.0
+    white_edge_rotation: float = 0.0  # azimuth of the camera around the board; 0 = behind White
+    roll_deg: float = 0.0
+    # board
+    light_wood: BGR = LIGHT_WOODS[0]
+    dark_wood: BGR = DARK_WOODS[0]
+    frame_wood: BGR = FRAME_WOODS[0]
+    grain_alternate: bool = True  # squares' grain turned 90° on alternate squares
+    border_lines: bool = False
+    # pieces
+    light_piece: BGR = LIGHT_PIECES[0]
+    dark_piece: BGR = DARK_PIECES[0]
+    piece_diameter: float = 0.8  # fraction of a square
+    piece_height: float = 0.25  # fraction of a square, one disc
+    piece_grooves: int = 2  # concentric rings turned into the top face
+    piece_offsets: tuple[tuple[float, float], ...] = tuple((0.0, 0.0) for _ in range(32))  # mm, per dark square
+    # table
+    table_kind: str = "cloth"
+    table_color: BGR = TABLE_COLORS["cloth"][0]
+    # light
+    light_azimuth_deg: float = 30.0
+    light_elevation_deg: float = 60.0
+    ambient: float = 0.45
+    gradient: tuple[float, float] = (0.0, 0.0)  # relative brightness change across the image (x, y)
+    vignette: float = 0.2
+    tint: BGR = (1.0, 1.0, 1.0)  # colour temperature as B, G, R gains
+    glare: tuple[tuple[float, float, float, float], ...] = ()  # (x_mm, y_mm, radius_mm, strength)
+    shadow_strength: float = 0.45
+    # sensor
+    noise_sigma: float = 2.0
+    blur_sigma: float = 0.6
+    jpeg_quality: int = 90
+    # hand
+    skin: BGR = SKINS[0]
+    sleeve: BGR = SLEEVES[0]
+    arm_radius_mm: float = 32.0
+    texture_seed: int = 0
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.camera.size
+
+
+def _pick(rng: np.random.Generator, options: tuple) -> tuple:
+    base = options[int(rng.integers(len(options)))]
+    return tuple(float(np.clip(c * rng.uniform(0.9, 1.1), 0, 255)) for c in base)
+
+
+def _fit_camera(
+    rng: np.random.Generator, size: tuple[int, int], geom: BoardGeometry, tilt: float, azimuth: float,
+    roll: float, fill: float, hfov: float, dist: np.ndarray,
+) -> Camera:
+    """Place the camera so the playing area spans ``fill`` of the frame, then shift it randomly in frame."""
+    w, h = size
+    K = intrinsics(size, hfov, tuple(rng.uniform(-0.02, 0.02, 2) * np.array(size)))
+    cx, cy = geom.center_mm
+    target = np.array([cx, cy, 0.0])
+    corners = geom.playing_corners3d()
+    d = geom.playing_mm * K[0, 0] / (fill * min(w, h))
+    for _ in range(6):
+        rvec, tvec = orbit_pose(target, d, tilt, azimuth, roll)
+        p = Camera(K, np.zeros(5), rvec, tvec, size).project(corners)
+        span = max(np.ptp(p[:, 0]) / w, np.ptp(p[:, 1]) / h)
+        d *= span / fill
+    # random placement: move the look-at point in the board plane until the corners fit with a margin
+    offset = np.zeros(2)
+    cam = Camera(K, dist, *orbit_pose(target, d, tilt, azimuth, roll), size)
+    pix = cam.project(corners)
+    lo, hi = pix.min(0), pix.max(0)
+    margin = 0.02 * np.array(size)
+    slack_lo = margin - lo  # shift >= this
+    slack_hi = np.array(size) - margin - hi  # shift <= this
+    want = np.array([rng.uniform(min(a, b), max(a, b)) for a, b in zip(slack_lo, slack_hi, strict=True)])
+    # image shift -> look-at shift through the numerical Jacobian of the centre's image position
+    goal = cam.project(target[None])[0] + want
+    for _ in range(4):
+        pix = cam.project(target[None])[0]
+        if np.hypot(*(goal - pix)) < 0.5:
+            break
+        J = np.zeros((2, 2))
+        for k in range(2):
+            e = np.zeros(3)
+            e[k] = 1.0
+            c2 = Camera(K, dist, *orbit_pose(target + np.r_[offset, 0] + e, d, tilt, azimuth, roll), size)
+            J[:, k] = c2.project(target[None])[0] - pix
+        offset = offset + np.linalg.lstsq(J, goal - pix, rcond=None)[0]
+        cam = Camera(K, dist, *orbit_pose(target + np.r_[offset, 0], d, tilt, azimuth, roll), size)
+    # never leave a corner outside the frame: fall back to the centred pose if the shift overshot
+    pix = cam.project(corners)
+    if pix.min() < 0 or np.any(pix.max(0) > np.array(size) - 1):
+        cam = Camera(K, dist, *orbit_pose(target, d, tilt, azimuth, roll), size)
+    return cam
+
+
+def random_scene_params(
+    rng: np.random.Generator,
+    size: tuple[int, int] = (1280, 720),
+    tilt_max: float = 50.0,
+    fill: tuple[float, float] = (0.33, 1.0),
+    distortion: bool = False,
+) -> SceneParams:
+    """A random, fully specified scene: ``size`` (w, h) px, camera tilt in [0, ``tilt_max``] degrees,
+    playing area spanning a fraction in ``fill`` of the frame (its larger relative extent), any
+    rotation of the board in the image, and OpenCV lens distortion when ``distortion`` is true."""
+    size = (int(size[0]), int(size[1]))
+    if size[0] < 16 or size[1] < 16:
+        raise ValueError(f"image size {size} is too small")
+    square = float(rng.uniform(38, 52))
+    has_frame = rng.random() < 0.75
+    geom = BoardGeometry(
+        square_mm=square,
+        frame_mm=float(rng.uniform(12, 45)) if has_frame else 0.0,
+        thickness_mm=float(rng.uniform(8, 25)),
+    )
+    tilt = float(rng.uniform(0, tilt_max))
+    azimuth = float(rng.uniform(0, 360))
+    roll = float(rng.uniform(-180, 180)) if rng.random() < 0.5 else float(rng.normal(0, 8))
+    f = float(rng.uniform(*fill)) * 0.97
+    # a wide lens sees over the horizon at high tilt; keep tilt + half-diagonal FOV under ~82°
+    diag = np.hypot(*size) / size[0]
+    max_half = np.radians(max(20.0, 82.0 - tilt))
+    hfov_max = min(70.0, 2 * np.degrees(np.arctan(np.tan(max_half) / diag)))
+    hfov = float(rng.uniform(min(45.0, hfov_max), hfov_max))
+    dist = np.zeros(5)
+    if distortion:
+        dist = np.array([rng.uniform(-0.35, 0.12), rng.uniform(-0.05, 0.12), rng.uniform(-0.002, 0.002),
+                         rng.uniform(-0.002, 0.002), 0.0])
+    camera = _fit_camera(rng, size, geom, tilt, azimuth, roll, f, hfov, dist)
+    half = square * 0.08
+    offsets = tuple((float(a), float(b)) for a, b in rng.uniform(-half, half, (32, 2)))
+    glare = tuple(
+        (float(rng.uniform(0, 8 * square)), float(rng.uniform(0, 8 * square)), float(rng.uniform(15, 90)),
+         float(rng.uniform(0.15, 0.6)))
+        for _ in range(int(rng.integers(0, 3)))
+    )
+    table_kind = str(TABLE_KINDS[int(rng.integers(len(TABLE_KINDS)))])
+    temp = rng.uniform(-1, 1)  # -1 warm tungsten .. +1 cool daylight/shade
+    tint = (1.0 + 0.12 * temp, 1.0, 1.0 - 0.10 * temp)
+    return SceneParams(
+        camera=camera,
+        geometry=geom,
+        tilt_deg=tilt,
+        white_edge_rotation=azimuth,
+        roll_deg=roll,
+        light_wood=_pick(rng, LIGHT_WOODS),
+        dark_wood=_pick(rng, DARK_WOODS),
+        frame_wood=_pick(rng, FRAME_WOODS),
+        grain_alternate=bool(rng.random() < 0.6),
+        border_lines=bool(rng.random() < 0.3),
+        light_piece=_pick(rng, LIGHT_PIECES),
+        dark_piece=_pick(rng, DARK_PIECES),
+        piece_diameter=float(rng.uniform(0.74, 0.86)),
+        piece_height=float(rng.uniform(0.18, 0.3)),
+        piece_grooves=int(rng.integers(0, 4)),
+        piece_offsets=offsets,
+        table_kind=table_kind,
+        table_color=_pick(rng, TABLE_COLORS[table_kind]),
+        light_azimuth_deg=float(rng.uniform(0, 360)),
+        light_elevation_deg=float(rng.uniform(35, 85)),
+        ambient=float(rng.uniform(0.35, 0.6)),
+        gradient=(float(rng.uniform(-0.3, 0.3)), float(rng.uniform(-0.3, 0.3))),
+        vignette=float(rng.uniform(0.0, 0.35)),
+        tint=tint,
+        glare=glare,
+        shadow_strength=float(rng.uniform(0.25, 0.6)),
+        noise_sigma=float(rng.uniform(0.8, 4.0)),
+        blur_sigma=float(rng.uniform(0.0, 1.1)),
+        jpeg_quality=int(rng.integers(60, 96)),
+        skin=_pick(rng, SKINS),
+        sleeve=_pick(rng, SLEEVES),
+        arm_radius_mm=float(rng.uniform(27, 36)),
+        texture_seed=int(rng.integers(2**31)),
+    )

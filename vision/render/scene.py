@@ -1,0 +1,197 @@
+"""Compose a frame: cached static layer → piece shadows and pieces (cached per position) → hand and
+its shadow → lens distortion → blur, sensor noise, JPEG. Also the ground truth of the frame."""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from vision.render.board import static_layer
+from vision.render.camera import Camera
+from vision.render.geometry import CORNER_NAMES, parse_board
+from vision.render.params import HandPose, SceneParams
+from vision.render.pieces import PieceDrawer, light_vector
+from vision.render.view import View
+
+OCCLUSION_FRACTION = 0.2
+"""A dark square is occluded when at least this share of its central region is under the hand."""
+
+
+@dataclass
+class Rendered:
+    """One rendered frame and its ground truth (all positions in output pixels, distortion included).
+
+    ``image`` BGR uint8; ``corners`` outer corners of the 64-square area keyed a1, h1, h8, a8;
+    ``square_centers`` (32, 2) dark-square centres on the board plane in observation order;
+    ``hand_mask`` bool (H, W) pixels covered by hand or arm; ``occluded`` 32 chars of '0'/'1' (a
+    square's central region, ±30% of a square around its centre on the board plane, at least
+    ``OCCLUSION_FRACTION`` under the hand); ``camera`` the camera used.
+    """
+
+    image: np.ndarray
+    corners: dict[str, tuple[float, float]]
+    square_centers: np.ndarray
+    hand_mask: np.ndarray
+    occluded: str
+    camera: Camera
+
+
+def params_key(params: SceneParams) -> str:
+    return hashlib.sha1(pickle.dumps(params)).hexdigest()
+
+
+class SceneRenderer:
+    """Renders frames of one scene; keeps the static layer and recent piece layers cached."""
+
+    def __init__(self, params: SceneParams) -> None:
+        self.params = params
+        self.camera = params.camera
+        self.view = View(params.camera)
+        self.static, self.illum = static_layer(params, self.view)
+        g = params.geometry
+        self.light = light_vector(params.light_azimuth_deg, params.light_elevation_deg)
+        self.pieces = PieceDrawer(self.view, self.light, params.ambient, g.square_mm * params.piece_diameter / 2,
+                                  g.square_mm * params.piece_height, params.piece_grooves)
+        self._layers: OrderedDict[str, np.ndarray] = OrderedDict()
+        cam = params.camera
+        self.corners = {n: tuple(float(v) for v in p)
+                        for n, p in zip(CORNER_NAMES, cam.project(g.playing_corners3d()), strict=True)}
+        centres = g.square_centers()
+        self.square_centers = cam.project(np.column_stack([centres, np.zeros(32)]))
+        # occlusion sample grid: 5×5 points over the central ±30% of every dark square
+        s = np.linspace(-0.3, 0.3, 5) * g.square_mm
+        grid = np.array([(a, b) for a in s for b in s])
+        pts = (centres[:, None, :] + grid[None, :, :]).reshape(-1, 2)
+        self._occ_px = cam.project(np.column_stack([pts, np.zeros(len(pts))])).reshape(32, -1, 2)
+        w, h = cam.size
+        noise_rng = np.random.default_rng([params.texture_seed, 1])
+        pad = 64
+        noise = noise_rng.normal(0, params.noise_sigma, (h + pad, w + pad, 3)).astype(np.float32)
+        # luminance-correlated part, as real sensors have, plus per-channel chroma noise
+        noise += noise_rng.normal(0, params.noise_sigma * 0.7, (h + pad, w + pad, 1)).astype(np.float32)
+        self._noise_pos = np.clip(np.round(noise), 0, 255).astype(np.uint8)
+        self._noise_neg = np.clip(np.round(-noise), 0, 255).astype(np.uint8)
+
+    # -- pieces -----------------------------------------------------------------------------------
+    def piece_color(self, piece: str, x: float, y: float, z: float = 0.0) -> np.ndarray:
+        """The BGR colour of a piece's top face at (x, y, z), lit by the scene illumination."""
+        base = np.array(self.params.light_piece if piece.lower() == "w" else self.params.dark_piece)
+        c = self.view.project(np.array([[x, y, z]]))[0]
+        w, h = self.view.size
+        gain = self.illum[int(np.clip(c[1], 0, h - 1)), int(np.clip(c[0], 0, w - 1))]
+        return base * gain
+
+    def piece_layer(self, board: str) -> np.ndarray:
+        """Static layer with the pieces of ``board`` and their shadows (cached per board string)."""
+        if board in self._layers:
+            self._layers.move_to_end(board)
+            return self._layers[board]
+        p, g = self.params, self.params.geometry
+        canvas = self.static.copy()
+        items = []
+        for i, ch in enumerate(board):
+            if ch == ".":
+                continue
+            cx, cy = g.square_center(i)
+            dx, dy = p.piece_offsets[i]
+            items.append((cx + dx, cy + dy, ch))
+        if items:
+            self._shadows(canvas, [(x, y, 0.0, 2 if ch.isupper() else 1) for x, y, ch in items])
+            depth = self.view.depth(np.array([[x, y, self.pieces.h] for x, y, _ in items]))
+            for k in np.argsort(-depth):
+                x, y, ch = items[k]
+                self.pieces.draw(canvas, x, y, 0.0, 2 if ch.isupper() else 1, self.piece_color(ch, x, y))
+        self._layers[board] = canvas
+        while len(self._layers) > 6:
+            self._layers.popitem(last=False)
+        return canvas
+
+    def _shadows(self, canvas: np.ndarray, stacks: list[tuple[float, float, float, int]]) -> None:
+        """Soft drop shadows, drawn at quarter resolution and blurred (contact darkening included)."""
+        w, h = self.view.size
+        q = 4
+        mask = np.zeros((h // q + 1, w // q + 1), dtype=np.float32)
+        for x, y, z0, discs in stacks:
+            self.pieces.shadow(mask, x, y, z0, discs * self.pieces.h, scale=1.0 / q)
+        sigma = max(0.6, 0.12 * self.pieces.r * self.view.f / max(self.view.depth(
+            np.array([[*self.params.geometry.center_mm, 0.0]]))[0], 1.0) / q)
+        mask = cv2.GaussianBlur(mask, (0, 0), sigma)
+        mask = cv2.resize(mask, (w, h), interpolation=cv2.INTER_LINEAR)
+        gain = 1.0 - self.params.shadow_strength * np.clip(mask, 0, 1)
+        canvas[:] = np.clip(canvas * gain[..., None], 0, 255).astype(np.uint8)
+
+    # -- frame ------------------------------------------------------------------------------------
+    def frame(self, board: str, hand: HandPose | None = None, seed: int = 0) -> Rendered:
+        """Render ``board`` (observation string) with an optional hand; ``seed`` varies the sensor noise."""
+        board = parse_board(board)
+        canvas = self.piece_layer(board)
+        w, h = self.camera.size
+        if hand is not None:
+            from vision.render.hand import draw_hand
+
+            canvas = canvas.copy()
+            mask_c = np.zeros(canvas.shape[:2], dtype=np.uint8)
+            draw_hand(self, canvas, mask_c, hand)
+            mask = self.view.finish(mask_c, nearest=True) > 127
+        else:
+            mask = np.zeros((h, w), dtype=bool)
+        img = self.view.finish(canvas)
+        img = self._sensor(img, seed)
+        return Rendered(
+            image=img,
+            corners=dict(self.corners),
+            square_centers=self.square_centers.copy(),
+            hand_mask=mask,
+            occluded=self.occlusion(mask),
+            camera=self.camera,
+        )
+
+    def occlusion(self, mask: np.ndarray) -> str:
+        h, w = mask.shape
+        px = np.round(self._occ_px).astype(int)
+        inside = (px[..., 0] >= 0) & (px[..., 0] < w) & (px[..., 1] >= 0) & (px[..., 1] < h)
+        hit = np.zeros(px.shape[:2], dtype=bool)
+        hit[inside] = mask[px[..., 1][inside], px[..., 0][inside]]
+        return "".join("1" if f >= OCCLUSION_FRACTION else "0" for f in hit.mean(1))
+
+    def _sensor(self, img: np.ndarray, seed: int) -> np.ndarray:
+        """Optics and sensor: blur, noise (a seeded window of a per-scene noise field), JPEG."""
+        p = self.params
+        if p.blur_sigma > 0.05:
+            img = cv2.GaussianBlur(img, (0, 0), p.blur_sigma)
+        h, w = img.shape[:2]
+        rng = np.random.default_rng([p.texture_seed, int(seed) & 0xFFFFFFFF, 2])
+        oy, ox = (int(v) for v in rng.integers(0, 64, 2))
+        img = cv2.add(img, self._noise_pos[oy : oy + h, ox : ox + w])
+        img = cv2.subtract(img, self._noise_neg[oy : oy + h, ox : ox + w])
+        if p.jpeg_quality < 100:
+            ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(p.jpeg_quality)])
+            img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+        return img
+
+
+_RENDERERS: OrderedDict[str, SceneRenderer] = OrderedDict()
+
+
+def renderer_for(params: SceneParams) -> SceneRenderer:
+    """The cached :class:`SceneRenderer` of ``params`` (a few scenes are kept)."""
+    key = params_key(params)
+    if key in _RENDERERS:
+        _RENDERERS.move_to_end(key)
+        return _RENDERERS[key]
+    r = SceneRenderer(params)
+    _RENDERERS[key] = r
+    while len(_RENDERERS) > 3:
+        _RENDERERS.popitem(last=False)
+    return r
+
+
+def render_scene(board: str, params: SceneParams, hand: HandPose | None = None, seed: int = 0) -> Rendered:
+    """Render one frame of ``board`` (32 chars of ``.wbWB``; W/B drawn as two stacked discs) in the scene
+    ``params``, with an optional hand. Same inputs → identical bytes. Raises ValueError on a bad board."""
+    return renderer_for(params).frame(board, hand, seed)
