@@ -1,0 +1,374 @@
+"""One board's session (vision → stabilizer → referee → events) and the container the dashboard reads.
+
+:class:`BoardSession` owns everything about one board: the vision pipeline, the stabilizer, the referee,
+the game record folded from its own events, and the latest camera frame. Frames come in from the watch
+loop (:mod:`dama.watch`) on one thread; dashboard actions come in on web threads; a lock keeps the
+referee consistent between them. Everything a session says goes out as an event on the shared
+:class:`~dama.bus.EventBus`, with ``board`` and ``t`` added.
+
+:class:`Companion` holds the sessions of every board watched by this process (one today; issue 6 adds
+``--source name=SRC`` repeated) and is the interface of the dashboard (``webui.create_app``):
+
+- ``boards() -> list[str]``
+- ``snapshot(board) -> dict``: JSON-able: ``board``, ``fen``, ``board_string``, ``turn``, ``moves``
+  (``[{ply, side, move, t}]``), ``alerts`` (violation events not yet corrected or accepted),
+  ``status`` (``{board_found, orientation_ok, hand, state}``, state one of ``no_board``,
+  ``orientation_wrong``, ``hand``, ``waiting``, ``capture_pending``, ``game_over``), ``pending`` (the
+  pending-capture event or None), ``result``, ``result_reason``, ``flipped``, ``last_move``
+  (``{ply, side, move, t, path, captured}`` or None), ``fps``, ``source`` (name and last source message),
+  ``t`` (latest frame time), ``observation`` (last stable board seen), ``frames``.
+- ``frame_jpeg(board, overlay=True) -> bytes | None``: the latest frame, encoded only when asked.
+- ``subscribe() -> Subscription`` (``get(timeout)``, ``close()``) for Server-Sent Events.
+- ``control(board, action, **params) -> dict``: ``new_game`` (``fen=`` optional), ``flip``,
+  ``setup_from_camera`` (``turn="white"|"black"``), ``accept`` (čl. 5.7), ``takeback``. Raises
+  ``ValueError`` with a message for an unknown board or action or a refused action.
+- ``pdn(board) -> str``.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+from dama.bus import EventBus, Subscription
+from dama.record import GameRecord
+from rules import Color, Position
+
+log = logging.getLogger("dama.companion")
+
+Event = dict[str, Any]
+ACTIONS = ("new_game", "flip", "setup_from_camera", "accept", "takeback")
+UNSEEN = "?" * 32
+
+
+class RefereeLike(Protocol):
+    position: Position
+
+    def observe(self, observation: str, t: float | None = None) -> list[Event]: ...
+    def accept(self) -> list[Event]: ...
+    def takeback(self) -> list[Event]: ...
+    def reset(self, position: Position) -> list[Event]: ...
+
+
+class VisionLike(Protocol):
+    def process(self, frame: np.ndarray, t: float) -> Any: ...
+    def draw_overlay(self, frame: np.ndarray, result: Any, highlight: list[str] | None = None) -> np.ndarray: ...
+
+
+class StabilizerLike(Protocol):
+    def update(self, t: float, board: str, hand: bool) -> str | None: ...
+
+
+def default_referee(position: Position) -> RefereeLike:
+    from rules.referee import Referee
+
+    return Referee(position)
+
+
+class BoardSession:
+    """One board: frames in, events out."""
+
+    def __init__(self, board: str, bus: EventBus, *, vision: VisionLike, stabilizer: StabilizerLike,
+                 referee_factory: Callable[[Position], RefereeLike] = default_referee,
+                 fen: str | None = None, source: str = "", t_offset: float = 0.0) -> None:
+        self.board = board
+        self.bus = bus
+        self.vision = vision
+        self.stabilizer = stabilizer
+        self.referee_factory = referee_factory
+        self.source = source
+        self.source_message = ""
+        self.t_offset = t_offset
+        self.lock = threading.RLock()
+        self.position = Position.from_fen(fen) if fen else Position.start()
+        self.referee = referee_factory(self.position)
+        self.record = GameRecord(self.position.fen())
+        self.flipped = False
+        self.status: dict[str, Any] = {"board_found": False, "orientation_ok": None, "hand": False,
+                                       "state": "no_board"}
+        self.observation: str | None = None  # the last stable board given to the referee
+        self.t = 0.0
+        self.frames = 0
+        self.fps = 0.0
+        self._last_wall: float | None = None
+        self._frame: np.ndarray | None = None
+        self._result: Any = None
+        self._frame_lock = threading.Lock()
+        self.started = False
+
+    # -- events ---------------------------------------------------------------------------------
+    def emit(self, event: Event, t: float | None = None) -> Event:
+        """Stamp ``event`` with board and time, fold it into the record, publish it."""
+        event = dict(event)
+        event.setdefault("t", round(self.t if t is None else t, 3))
+        event["board"] = self.board
+        with self.lock:
+            self.record.apply(event)
+        self.bus.publish(event)
+        return event
+
+    def _emit_all(self, events: list[Event], t: float | None = None) -> list[Event]:
+        return [self.emit(e, t) for e in events]
+
+    def start(self, t: float | None = None) -> None:
+        """Announce the game (or the set-up position) once, before the first frame."""
+        if not self.started:
+            self.started = True
+            self.emit({"event": "game_start", "fen": self.referee.position.fen()}, t)
+
+    # -- frames ---------------------------------------------------------------------------------
+    def process(self, t: float, image: np.ndarray) -> None:
+        """Run one frame through vision, the stabilizer and (when the board is stable) the referee."""
+        t = t + self.t_offset
+        self.t = t
+        self.start(t)
+        now = time.monotonic()
+        if self._last_wall is not None:
+            dt = now - self._last_wall
+            if dt > 0:
+                self.fps = 1.0 / dt if self.fps == 0.0 else 0.9 * self.fps + 0.1 / dt
+        self._last_wall = now
+        self.frames += 1
+        result = self.vision.process(image, t)
+        with self._frame_lock:
+            self._frame, self._result = image, result
+        found = bool(getattr(result, "found", False))
+        hand = bool(getattr(result, "hand", False))
+        board = getattr(result, "board", None) if found else None
+        stable = self.stabilizer.update(t, board or UNSEEN, hand or not found)
+        self._update_status(found, getattr(result, "orientation_ok", None) if found else None, hand)
+        if stable is not None and stable != self.observation and found:
+            self.observe(stable, t)
+
+    def observe(self, observation: str, t: float) -> list[Event]:
+        """Give the referee a stable board; journal it first so ``--resume`` can replay it."""
+        with self.lock:
+            self.observation = observation
+            self.emit({"event": "observation", "observation": observation}, t)
+            events = self.referee.observe(observation, t)
+            out = self._emit_all(events, t)
+            self._refresh_state()
+            return out
+
+    def _update_status(self, found: bool, orientation_ok: bool | None, hand: bool) -> None:
+        status = {"board_found": found, "orientation_ok": orientation_ok, "hand": hand,
+                  "state": self._state(found, orientation_ok, hand)}
+        if status != self.status:
+            self.status = status
+            self.emit({"event": "status", **status})
+
+    def _state(self, found: bool, orientation_ok: bool | None, hand: bool) -> str:
+        if not found:
+            return "no_board"
+        if orientation_ok is False:
+            return "orientation_wrong"
+        if self.record.result:
+            return "game_over"
+        if hand:
+            return "hand"
+        if self.record.pending:
+            return "capture_pending"
+        return "waiting"
+
+    def _refresh_state(self) -> None:
+        s = self.status
+        self._update_status(s["board_found"], s["orientation_ok"], s["hand"])
+
+    def source_status(self, state: str, message: str) -> None:
+        """A message of the frame source (lost, reconnecting, restored, ended) as a ``source`` event."""
+        self.source_message = message
+        self.emit({"event": "source", "state": state, "message": message})
+
+    # -- controls -------------------------------------------------------------------------------
+    def control(self, action: str, **params: Any) -> dict[str, Any]:
+        if action not in ACTIONS:
+            raise ValueError(f"unknown action {action!r}; one of {', '.join(ACTIONS)}")
+        with self.lock:
+            if action == "flip":
+                self.flipped = not self.flipped
+                self.emit({"event": "control", "action": "flip", "flipped": self.flipped})
+                return {"ok": True, "flipped": self.flipped}
+            fen = self._control_fen(action, params)
+            record = {"event": "control", "action": action}
+            if fen is not None:
+                record["fen"] = fen
+            self.emit(record)
+            events = self._apply_control(action, fen)
+            out = self._emit_all(events)
+            self._refresh_state()
+            return {"ok": True, "events": out, "fen": self.referee.position.fen()}
+
+    def _control_fen(self, action: str, params: dict[str, Any]) -> str | None:
+        if action == "new_game":
+            fen = params.get("fen")
+            if fen:
+                try:
+                    return Position.from_fen(str(fen)).fen()
+                except ValueError as exc:
+                    raise ValueError(f"bad FEN: {exc}") from None
+            return Position.start().fen()
+        if action == "setup_from_camera":
+            if self.observation is None or "?" in self.observation:
+                raise ValueError("no complete, stable view of the board yet (take your hand away)")
+            turn = str(params.get("turn", "white")).lower()
+            if turn not in ("white", "black"):
+                raise ValueError("turn must be 'white' or 'black'")
+            color = Color.WHITE if turn == "white" else Color.BLACK
+            return Position.from_board_string(self.observation, turn=color).fen()
+        return None
+
+    def _apply_control(self, action: str, fen: str | None) -> list[Event]:
+        """Apply a control to the referee (also used when replaying a journal)."""
+        if action in ("new_game", "setup_from_camera"):
+            assert fen is not None
+            position = Position.from_fen(fen)
+            events = list(self.referee.reset(position))
+            if not any(e.get("event") == "game_start" for e in events):
+                events.insert(0, {"event": "game_start", "fen": position.fen()})
+            return events
+        if action == "accept":
+            return list(self.referee.accept())
+        if action == "takeback":
+            return list(self.referee.takeback())
+        return []
+
+    # -- resume ---------------------------------------------------------------------------------
+    def replay(self, events: list[Event]) -> None:
+        """Rebuild the game from a journal: the referee from its recorded inputs (game starts,
+        observations, controls), the record from the recorded outputs. Nothing is published."""
+        with self.lock:
+            last_t = 0.0
+            for e in events:
+                if e.get("board") not in (None, self.board):
+                    continue
+                kind = e.get("event")
+                if isinstance(e.get("t"), (int, float)):
+                    last_t = max(last_t, float(e["t"]))
+                if kind == "game_start":
+                    self.referee = self.referee_factory(Position.from_fen(e["fen"]))
+                    self.started = True
+                elif kind == "observation":
+                    self.observation = e["observation"]
+                    self.referee.observe(e["observation"], e.get("t"))
+                elif kind == "control":
+                    if e.get("action") == "flip":
+                        self.flipped = bool(e.get("flipped"))
+                    else:
+                        self._apply_control(e["action"], e.get("fen"))
+                if kind not in ("observation", "control"):
+                    self.record.apply(e)
+            self.t_offset = last_t + 1.0
+            self.t = last_t
+            theirs, ours = self.referee.position.fen(), self.record.fen
+            if theirs != ours:
+                log.warning("resume: the replayed referee is at %s but the journal records %s", theirs, ours)
+            if self.started:
+                self.emit({"event": "notice", "message": f"resumed after {len(self.record.moves)} moves",
+                           "fen": theirs}, self.t_offset)
+
+    # -- what the dashboard reads --------------------------------------------------------------
+    def snapshot(self) -> dict[str, Any]:
+        with self.lock:
+            position = self.referee.position
+            rec = self.record
+            last = rec.last_move
+            last_move = None
+            if last is not None:
+                last_move = last.as_dict()
+                last_move["path"] = list(last.event.get("path", []))
+                last_move["captured"] = list(last.event.get("captured", []))
+            return {
+                "board": self.board,
+                "fen": position.fen(),
+                "board_string": position.board_string(),
+                "turn": "white" if position.turn == Color.WHITE else "black",
+                "start_fen": rec.start_fen,
+                "moves": [m.as_dict() for m in rec.moves],
+                "alerts": [dict(a) for a in rec.alerts],
+                "status": dict(self.status),
+                "pending": dict(rec.pending) if rec.pending else None,
+                "result": rec.result,
+                "result_reason": rec.result_reason,
+                "flipped": self.flipped,
+                "last_move": last_move,
+                "fps": round(self.fps, 1),
+                "t": round(self.t, 3),
+                "frames": self.frames,
+                "observation": self.observation,
+                "source": {"name": self.source, "message": self.source_message},
+            }
+
+    def highlight(self) -> list[str]:
+        """Squares to mark on the camera image: those of open alerts and of a pending capture."""
+        with self.lock:
+            squares: list[str] = []
+            for a in self.record.alerts:
+                squares.extend(str(s) for s in a.get("squares", []))
+            if self.record.pending:
+                squares.extend(str(s) for s in self.record.pending.get("remaining", []))
+            return list(dict.fromkeys(squares))
+
+    def frame_jpeg(self, overlay: bool = True, quality: int = 80) -> bytes | None:
+        with self._frame_lock:
+            frame, result = self._frame, self._result
+        if frame is None:
+            return None
+        if overlay and result is not None and getattr(result, "found", False):
+            try:
+                frame = self.vision.draw_overlay(frame, result, highlight=self.highlight())
+            except Exception:
+                log.exception("overlay drawing failed; sending the plain frame")
+        ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        return bytes(data) if ok else None
+
+    def pdn(self, tags: dict[str, str] | None = None) -> str:
+        with self.lock:
+            return self.record.pdn(tags)
+
+
+class Companion:
+    """Every board watched by this process, behind the interface the dashboard reads."""
+
+    def __init__(self, bus: EventBus | None = None, tags: dict[str, str] | None = None) -> None:
+        self.bus = bus or EventBus()
+        self.tags = dict(tags or {})
+        self._sessions: dict[str, BoardSession] = {}
+
+    def add(self, session: BoardSession) -> BoardSession:
+        if session.board in self._sessions:
+            raise ValueError(f"board {session.board!r} is already watched")
+        self._sessions[session.board] = session
+        return session
+
+    def session(self, board: str) -> BoardSession:
+        try:
+            return self._sessions[board]
+        except KeyError:
+            raise ValueError(f"unknown board {board!r}; boards: {', '.join(self._sessions)}") from None
+
+    def boards(self) -> list[str]:
+        return list(self._sessions)
+
+    def snapshot(self, board: str) -> dict[str, Any]:
+        return self.session(board).snapshot()
+
+    def frame_jpeg(self, board: str, overlay: bool = True) -> bytes | None:
+        return self.session(board).frame_jpeg(overlay)
+
+    def subscribe(self) -> Subscription:
+        return self.bus.subscribe()
+
+    def control(self, board: str, action: str, **params: Any) -> dict[str, Any]:
+        return self.session(board).control(action, **params)
+
+    def pdn(self, board: str) -> str:
+        return self.session(board).pdn(self.tags)
+
+    def close(self, timeout: float = 10.0) -> None:
+        self.bus.close(timeout)
