@@ -175,7 +175,7 @@ class Position:
         """Every legal capture with every distinct landing path (a flying king may reach the same result
         by different routes); empty when no capture is possible. The referee matches part-way states
         against these."""
-        return sorted(Move(p, c) for p, c in movegen.captures(*self._raw()))
+        return [Move(p, c) for p, c in sorted(movegen.captures(*self._raw()))]
 
     def has_capture(self) -> bool:
         return movegen.has_capture(*self._raw())
