@@ -1,0 +1,65 @@
+"""Server-Sent Events: the companion's event stream as ``data: <json>`` messages.
+
+One subscription per open page. Each event is sent as one ``data:`` line (JSON, one line), with the
+plain-text announcement for screen readers added as ``say``/``politeness`` when there is one. A comment
+line is sent every ``heartbeat`` seconds so that idle connections stay open and a vanished client is
+noticed (the write fails and the subscription is closed). A reconnecting client fetches ``/api/state``
+afresh instead of replaying missed events: the snapshot is the truth, events only tell what changed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from webui.announce import StatusAnnouncer, describe
+from webui.companion import Subscription
+
+RETRY_MS = 2000
+
+
+def format_event(event: dict[str, Any], event_id: int | None = None) -> str:
+    """One SSE message: optional ``id:``, one ``data:`` line of JSON, blank line."""
+    data = json.dumps(event, ensure_ascii=False, separators=(",", ":"))
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    return f"{head}data: {data}\n\n"
+
+
+def annotate(event: dict[str, Any], status: StatusAnnouncer) -> dict[str, Any]:
+    """A copy of ``event`` with ``say`` and ``politeness`` for the aria-live region (when there is one)."""
+    said = status.describe(event) if event.get("event") == "status" else describe(event)
+    if said is None:
+        return event
+    out = dict(event)
+    out.setdefault("say", said[0])
+    out.setdefault("politeness", said[1])
+    return out
+
+
+def stream(sub: Subscription, board: str | None, heartbeat: float) -> Iterator[str]:
+    """Yield SSE text for every event (of ``board`` if given) until the client goes away."""
+    status = StatusAnnouncer()
+    counter = 0
+    try:
+        yield f"retry: {RETRY_MS}\n: connected\n\n"
+        last_sent = time.monotonic()
+        while True:
+            wait = max(0.05, heartbeat - (time.monotonic() - last_sent))
+            asked = time.monotonic()
+            event = sub.get(timeout=wait)
+            if event is None and wait >= 0.2 and time.monotonic() - asked < wait / 2:
+                return  # get() gave up at once: the subscription is closed (the companion shut down)
+            if event is None:
+                if time.monotonic() - last_sent >= heartbeat:
+                    yield ": heartbeat\n\n"
+                    last_sent = time.monotonic()
+                continue
+            if board is not None and event.get("board", board) != board:
+                continue
+            counter += 1
+            yield format_event(annotate(event, status), counter)
+            last_sent = time.monotonic()
+    finally:
+        sub.close()

@@ -1,0 +1,256 @@
+// The board page: live board, moves, alerts, status, camera, controls, keyboard commands.
+'use strict';
+
+(() => {
+  const app = document.getElementById('app');
+  const board = app.dataset.board;
+  const q = 'board=' + encodeURIComponent(board);
+  const frameInterval = Math.max(100, Number(app.dataset.frameInterval) || 250);
+  const tokenRequired = app.dataset.tokenRequired === 'true';
+  const $ = (id) => document.getElementById(id);
+  let snapshot = null;
+
+  const ALERT_TITLES = {
+    missed_capture: 'Missed capture — capturing is compulsory (čl. 4.1)',
+    king_priority: 'King must capture — a king has priority over a man (čl. 4.14)',
+    incomplete_capture: 'Incomplete capture — the capture must be finished (čl. 4.13)',
+    illegal_move: 'Illegal move (čl. 5.4)',
+  };
+
+  // ---- rendering --------------------------------------------------------------------------------
+  function renderStatus(s) {
+    const st = s.status || {};
+    const el = $('status');
+    el.dataset.state = st.state || 'waiting';
+    const [icon, text] = Dama.stateLabel(st.state);
+    el.querySelector('.status-icon').textContent = icon;
+    el.querySelector('.status-text').textContent = text;
+    $('turn').textContent = (s.turn && st.state !== 'game_over') ? (s.turn === 'white' ? 'White to move' : 'Black to move') : '';
+  }
+
+  function renderAlerts(s) {
+    const list = $('alert-list');
+    list.replaceChildren();
+    const alerts = s.alerts || [];
+    $('alerts').dataset.open = alerts.length ? 'true' : 'false';
+    if (!alerts.length) {
+      const li = document.createElement('li');
+      li.className = 'none';
+      li.textContent = 'No open alerts.';
+      list.append(li);
+      return;
+    }
+    for (const a of alerts) {
+      const li = document.createElement('li');
+      li.className = 'alert';
+      const head = document.createElement('strong');
+      head.innerHTML = '<span aria-hidden="true">⚠ </span>';
+      head.append(document.createTextNode(ALERT_TITLES[a.kind] || (a.kind || 'violation').replace(/_/g, ' ')));
+      li.append(head);
+      const side = a.side ? (a.side[0].toUpperCase() + a.side.slice(1)) + ': ' : '';
+      if (a.message) li.append(el('p', side + a.message));
+      if (a.squares && a.squares.length) li.append(el('p', 'Squares (marked ! on the board): ' + a.squares.join(', ')));
+      if (a.legal && a.legal.length) li.append(el('p', 'Legal: ' + a.legal.join(', ')));
+      list.append(li);
+    }
+  }
+
+  function el(tag, text, cls) {
+    const e = document.createElement(tag);
+    e.textContent = text;
+    if (cls) e.className = cls;
+    return e;
+  }
+
+  function renderMoves(s) {
+    const body = $('moves').querySelector('tbody');
+    const rows = new Map();
+    for (const m of s.moves || []) {
+      const n = Math.ceil(m.ply / 2);
+      if (!rows.has(n)) rows.set(n, { white: '', black: '' });
+      rows.get(n)[m.side === 'black' ? 'black' : 'white'] = m.move;
+    }
+    body.replaceChildren();
+    for (const [n, r] of rows) {
+      const tr = document.createElement('tr');
+      tr.append(el('th', n + '.'), el('td', r.white || '…'), el('td', r.black));
+      tr.firstChild.scope = 'row';
+      body.append(tr);
+    }
+    const scroll = body.closest('.moves-scroll');
+    scroll.scrollTop = scroll.scrollHeight;
+    const res = $('result');
+    res.hidden = !s.result;
+    res.textContent = s.result ? 'Result: ' + s.result : '';
+  }
+
+  function renderControls(s) {
+    const hasMoves = (s.moves || []).length > 0;
+    const hasAlerts = (s.alerts || []).length > 0;
+    for (const b of document.querySelectorAll('button[data-action]')) {
+      const a = b.dataset.action;
+      const off = (a === 'takeback' && !hasMoves) || (a === 'accept' && !hasAlerts);
+      b.setAttribute('aria-disabled', off ? 'true' : 'false');
+    }
+  }
+
+  const refresh = Dama.coalesced(async () => {
+    const [s, svg] = await Promise.all([
+      Dama.getJSON('/api/state?' + q),
+      fetch('/api/board.svg?size=560&' + q, { cache: 'no-store' }).then((r) => (r.ok ? r.text() : '')),
+    ]);
+    snapshot = s;
+    if (svg) $('board').innerHTML = svg;
+    const marked = (s.alerts || []).length ? ' Squares with an alert are marked with an exclamation mark.' : '';
+    $('board').setAttribute('aria-label', 'Board picture, ' + (s.turn || '') + ' to move.' + marked +
+      ' Use the keyboard commands to read the position.');
+    renderStatus(s); renderAlerts(s); renderMoves(s); renderControls(s);
+    document.body.dataset.ready = 'true';
+  });
+
+  // ---- camera: fetched only while the page and the image are visible ------------------------------
+  let cameraOn = true, cameraInView = true, lastUrl = null;
+  const cam = $('camera');
+  if ('IntersectionObserver' in window) {
+    new IntersectionObserver((entries) => { cameraInView = entries[0].isIntersecting; }).observe($('camera-fig'));
+  }
+  async function cameraLoop() {
+    for (;;) {
+      if (cameraOn && cameraInView && document.visibilityState === 'visible') {
+        try {
+          const r = await fetch('/api/frame.jpg?' + q, { cache: 'no-store' });
+          if (r.status === 200) {
+            const url = URL.createObjectURL(await r.blob());
+            cam.src = url;
+            if (lastUrl) URL.revokeObjectURL(lastUrl);
+            lastUrl = url;
+            cam.hidden = false; $('camera-none').hidden = true;
+          } else {
+            cam.hidden = true; $('camera-none').hidden = false;
+          }
+        } catch (e) { /* server gone for a moment: try again */ }
+      }
+      await new Promise((res) => setTimeout(res, frameInterval));
+    }
+  }
+  $('camera-toggle').addEventListener('click', (ev) => {
+    cameraOn = !cameraOn;
+    ev.currentTarget.setAttribute('aria-pressed', String(cameraOn));
+    ev.currentTarget.textContent = cameraOn ? 'Hide' : 'Show';
+    $('camera-fig').hidden = !cameraOn;
+  });
+
+  // ---- controls ---------------------------------------------------------------------------------
+  function token() {
+    try { return sessionStorage.getItem('dama.token') || ''; } catch (e) { return ''; }
+  }
+  (function takeTokenFromUrl() {
+    const url = new URL(location.href);
+    const t = url.searchParams.get('token');
+    if (t) {
+      try { sessionStorage.setItem('dama.token', t); } catch (e) { /* ignore */ }
+      url.searchParams.delete('token');
+      history.replaceState(null, '', url.pathname + url.search + url.hash);
+    }
+    if (tokenRequired) {
+      $('token-row').hidden = false;
+      $('token').value = token();
+      $('token').addEventListener('change', () => {
+        try { sessionStorage.setItem('dama.token', $('token').value.trim()); } catch (e) { /* ignore */ }
+      });
+    }
+  })();
+
+  function confirmFirst(text) {
+    const dlg = $('confirm');
+    if (!text || typeof dlg.showModal !== 'function') return Promise.resolve(true);
+    $('confirm-text').textContent = text;
+    return new Promise((resolve) => {
+      dlg.addEventListener('close', () => resolve(dlg.returnValue === 'ok'), { once: true });
+      dlg.returnValue = 'cancel';
+      dlg.showModal();
+    });
+  }
+
+  async function control(button) {
+    if (button.getAttribute('aria-disabled') === 'true') {
+      const why = button.dataset.action === 'accept' ? 'There is no open alert to accept.' : 'There is no move to take back.';
+      $('control-msg').textContent = why;
+      Dama.announce(why, 'polite');
+      return;
+    }
+    if (!(await confirmFirst(button.dataset.confirm))) { button.focus(); return; }
+    const headers = { 'Content-Type': 'application/json' };
+    if (token()) headers['X-Control-Token'] = token();
+    let text;
+    try {
+      const r = await fetch('/api/control', { method: 'POST', headers, body: JSON.stringify({ action: button.dataset.action, board }) });
+      const body = await r.json().catch(() => ({}));
+      text = r.ok ? (body.message || button.textContent.trim() + ': done.') : 'Refused: ' + (body.error || r.statusText);
+      if (r.status === 401) { $('token-row').hidden = false; $('token').focus(); }
+    } catch (e) {
+      text = 'The server did not answer: ' + e.message;
+    }
+    $('control-msg').textContent = text;
+    button.focus();
+    refresh();
+  }
+  for (const b of document.querySelectorAll('button[data-action]')) b.addEventListener('click', () => control(b));
+
+  // ---- keyboard commands ------------------------------------------------------------------------
+  const COMMANDS = {
+    l: ['last_move'], last: ['last_move'], c: ['last_capture'], capture: ['last_capture'],
+    p: ['position'], position: ['position'], w: ['side', 'white'], white: ['side', 'white'],
+    b: ['side', 'black'], black: ['side', 'black'], x: ['captures'], captures: ['captures'],
+    s: ['status'], status: ['status'], r: ['repeat'], repeat: ['repeat'], '?': ['help'], help: ['help'],
+  };
+
+  function parseCommand(text) {
+    const t = text.trim().toLowerCase();
+    const rank = t.match(/^(?:rank\s*)?([1-8])$/);
+    if (rank) return ['rank', rank[1]];
+    return COMMANDS[t] || null;
+  }
+
+  async function run(cmd) {
+    const [what, arg] = cmd;
+    if (what === 'repeat') return Dama.repeat();
+    if (what === 'help') {
+      const h = $('help');
+      h.open = !h.open;
+      if (h.open) h.querySelector('summary').focus();
+      return;
+    }
+    const url = '/api/read?' + q + '&what=' + what + (arg ? '&arg=' + encodeURIComponent(arg) : '');
+    try {
+      const body = await Dama.getJSON(url);
+      Dama.announce(body.text, 'polite');
+    } catch (e) {
+      Dama.announce('Cannot read that now: ' + e.message, 'polite');
+    }
+  }
+
+  document.addEventListener('keydown', (ev) => {
+    if (ev.ctrlKey || ev.altKey || ev.metaKey || ev.defaultPrevented) return;
+    const t = ev.target;
+    if (t.closest && t.closest('input, textarea, select, dialog')) return;
+    const cmd = parseCommand(ev.key);
+    if (!cmd || (ev.key.length !== 1)) return;
+    ev.preventDefault();
+    run(cmd);
+  });
+
+  $('command-form').addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const input = $('command');
+    const cmd = parseCommand(input.value);
+    if (cmd) run(cmd);
+    else Dama.announce('Unknown command "' + input.value + '". Type ? for the list.', 'polite');
+    input.value = '';
+  });
+
+  // ---- start --------------------------------------------------------------------------------------
+  Dama.connect('/api/events?' + q, () => refresh(), () => refresh());
+  refresh();
+  cameraLoop();
+})();
