@@ -148,6 +148,21 @@ def _grey(frame: np.ndarray) -> np.ndarray:
     return frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
 
 
+def _rank_means(grey: np.ndarray, corners: dict[str, tuple[float, float]]) -> np.ndarray:
+    return square_means(top_view(grey[..., None], corners))[..., 0]
+
+
+def rule_2_4(frame: np.ndarray, corners: dict[str, tuple[float, float]]) -> tuple[bool, float]:
+    """čl. 2.4 on the start position: are the squares named dark on the empty ranks 4–5 darker?
+
+    Returns (holds, light minus dark grey level).
+    """
+    means = _rank_means(_grey(frame), corners)[3:5]
+    dark = np.array([[(f + r) % 2 == 0 for f in range(8)] for r in (3, 4)])
+    contrast = float(means[~dark].mean() - means[dark].mean())
+    return contrast > 0, contrast
+
+
 def orient_from_start(frame: np.ndarray, points: np.ndarray) -> OrientationReport:
     """Find White's side and check čl. 2.4 on a frame showing the start position.
 
@@ -155,19 +170,17 @@ def orient_from_start(frame: np.ndarray, points: np.ndarray) -> OrientationRepor
     1–3; the rule holds when, on the empty ranks 4–5, the squares named dark really are darker.
     """
     grey = _grey(frame)
-    best: tuple[float, str, dict, np.ndarray] | None = None
+    best: tuple[float, str, dict] | None = None
     for side in WHITE_SIDES:
         corners = label_corners(points, side)
-        means = square_means(top_view(grey[..., None] if grey.ndim == 2 else grey, corners))[..., 0]
+        means = _rank_means(grey, corners)
         contrast = float(means[0:3].mean() - means[5:8].mean())
         if best is None or contrast > best[0]:
-            best = (contrast, side, corners, means)
+            best = (contrast, side, corners)
     assert best is not None
-    contrast, side, corners, means = best
-    middle = means[3:5]
-    dark = np.array([[(f + r) % 2 == 0 for f in range(8)] for r in (3, 4)])
-    square_contrast = float(middle[~dark].mean() - middle[dark].mean())
-    return OrientationReport(white_side=side, corners=corners, rule_ok=square_contrast > 0,
+    contrast, side, corners = best
+    ok, square_contrast = rule_2_4(grey, corners)
+    return OrientationReport(white_side=side, corners=corners, rule_ok=ok,
                              piece_contrast=contrast, square_contrast=square_contrast)
 
 

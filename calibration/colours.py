@@ -12,7 +12,7 @@ centre is used because a piece's top face covers it from any reasonable camera a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import cv2
@@ -25,7 +25,7 @@ CLASSES = (".", "w", "b")
 CLASS_WORDS = {".": "empty", "w": "a light piece", "b": "a dark piece", "W": "a light king",
                "B": "a dark king", "?": "hidden"}
 DARK_SQUARES = tuple(f"{'abcdefgh'[f]}{r + 1}" for r in range(8) for f in range(8) if (f + r) % 2 == 0)
-MIN_SEPARATION = 3.0  # class means closer than this many spreads cannot be told apart reliably
+MIN_SEPARATION = 1.5  # below this (mean distance / sum of spreads) squares get misread
 
 
 def dark_square_samples(frame: np.ndarray, corners: dict[str, tuple[float, float]],
@@ -48,35 +48,34 @@ class ColourModel:
     """One mean Lab colour per class (``.`` empty dark square, ``w``, ``b``, ``light`` square)."""
 
     means: dict[str, list[float]]
-    spread: float
+    spreads: dict[str, float]  # RMS distance of a class's samples to its mean (Lab units)
     updates: int = 0
-    history: list[float] = field(default_factory=list)  # lightness of the empty squares at each update
 
     @classmethod
     def learn(cls, dark: np.ndarray, light: np.ndarray, labels: str = START) -> ColourModel:
         """Fit the class means on a position whose labels are known (normally the start position)."""
         labels = labels.lower()
         means: dict[str, list[float]] = {}
-        residuals = []
+        spreads: dict[str, float] = {}
         for c in CLASSES:
             idx = [i for i, ch in enumerate(labels) if ch == c]
             if not idx:
                 raise ValueError(f"the labelled position has no {CLASS_WORDS[c]} to learn from")
             m = dark[idx].mean(axis=0)
             means[c] = m.tolist()
-            residuals.append(np.linalg.norm(dark[idx] - m, axis=1))
+            spreads[c] = float(max(1.0, np.sqrt(np.mean(np.sum((dark[idx] - m) ** 2, axis=1)))))
         means["light"] = light.mean(axis=0).tolist()
-        residuals.append(np.linalg.norm(light - light.mean(axis=0), axis=1))
-        spread = float(max(2.0, np.percentile(np.concatenate(residuals), 90)))
-        return cls(means=means, spread=spread)
+        spreads["light"] = float(max(1.0, np.sqrt(np.mean(np.sum((light - light.mean(axis=0)) ** 2, axis=1)))))
+        return cls(means=means, spreads=spreads)
 
     def to_json(self) -> dict[str, Any]:
-        return {"means": self.means, "spread": self.spread, "updates": self.updates}
+        return {"means": self.means, "spreads": self.spreads, "updates": self.updates}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ColourModel:
-        means = {k: [float(v) for v in data["means"][k]] for k in (*CLASSES, "light")}
-        return cls(means=means, spread=float(data["spread"]), updates=int(data.get("updates", 0)))
+        keys = (*CLASSES, "light")
+        return cls(means={k: [float(v) for v in data["means"][k]] for k in keys},
+                   spreads={k: float(data["spreads"][k]) for k in keys}, updates=int(data.get("updates", 0)))
 
     def _array(self) -> np.ndarray:
         return np.array([self.means[c] for c in CLASSES])
@@ -87,19 +86,19 @@ class ColourModel:
         return "".join(CLASSES[i] for i in d.argmin(axis=1))
 
     def separation(self) -> dict[str, float]:
-        """Distance between class means in units of the spread (above ~3 reads reliably)."""
-        m = self.means
-        pairs = {"empty/light piece": (".", "w"), "empty/dark piece": (".", "b"),
-                 "light/dark piece": ("w", "b")}
-        return {name: float(np.linalg.norm(np.subtract(m[a], m[b])) / self.spread)
+        """Distance between two class means over the sum of their spreads (below 1 the classes overlap)."""
+        m, s = self.means, self.spreads
+        pairs = {"empty squares and light pieces": (".", "w"), "empty squares and dark pieces": (".", "b"),
+                 "light and dark pieces": ("w", "b")}
+        return {name: float(np.linalg.norm(np.subtract(m[a], m[b])) / (s[a] + s[b]))
                 for name, (a, b) in pairs.items()}
 
     def update(self, dark: np.ndarray, observation: str, rate: float = 0.02) -> None:
         """Follow slow light drift: move each class mean a step toward the squares that hold it.
 
         Call with a *stable, trusted* observation (the referee's position, not the raw reading) so that
-        a misread square never teaches the model its own mistake. Squares farther than 3 spreads from
-        their class are skipped: a hand, a shadow or a misplaced piece is not drift.
+        a misread square never teaches the model its own mistake. Squares farther than 3 spreads (plus
+        a small allowance) from their class are skipped: a hand, a shadow or a misplaced piece is not drift.
         """
         if not 0.0 < rate <= 0.5:
             raise ValueError(f"drift rate {rate} must be in (0, 0.5]")
@@ -108,7 +107,7 @@ class ColourModel:
             if not idx:
                 continue
             mean = np.array(self.means[c])
-            near = [i for i in idx if np.linalg.norm(dark[i] - mean) < 3 * self.spread]
+            near = [i for i in idx if np.linalg.norm(dark[i] - mean) < 3 * self.spreads[c] + 3.0]
             if near:
                 self.means[c] = (mean + rate * (dark[near].mean(axis=0) - mean)).tolist()
         self.updates += 1
@@ -198,6 +197,7 @@ def lighting(frame: np.ndarray, corners: dict[str, tuple[float, float]], model: 
     if model is not None:
         for name, sep in model.separation().items():
             if sep < MIN_SEPARATION:
-                problems.append(f"{name} look too alike ({sep:.1f}): more or whiter light helps")
+                problems.append(f"{name} look alike (separation {sep:.1f}, want {MIN_SEPARATION}): "
+                                "more or whiter light helps")
     return LightingReport(ok=not problems, problems=problems, brightness=brightness,
                           unevenness=unevenness, glare=glare)

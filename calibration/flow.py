@@ -1,0 +1,276 @@
+"""The guided calibration: lens (if a pattern is shown), board, orientation, colours, the check.
+
+The flow eats frames from any iterable (a camera, a video file) and talks through two callbacks:
+``say(line)`` for progress and ``confirm(question) -> bool`` for the one question it asks (are these
+the board's corners?). It never blocks on anything else, so the same code serves the terminal, the
+dashboard and the tests. It ends with a checklist and a profile ready to save.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from calibration import vision_adapter
+from calibration.board import (
+    OrientationReport,
+    board_calibration,
+    label_corners,
+    orient_from_start,
+    rule_2_4,
+)
+from calibration.colours import (
+    ColourModel,
+    LightingReport,
+    SquareProblem,
+    check_start,
+    dark_square_samples,
+    lighting,
+)
+from calibration.intrinsics import IntrinsicsResult, ViewCollector, find_pattern, solve
+from calibration.pattern import PatternSpec
+from calibration.profile import CORNER_NAMES, Profile
+from calibration.undistort import undistort
+
+
+@dataclass
+class Options:
+    """How the flow behaves; the defaults suit a 15–30 fps camera or video."""
+
+    pattern: PatternSpec | None = field(default_factory=PatternSpec)  # None: no lens step
+    pattern_wait: int = 12  # frames to look for the pattern before skipping the lens step
+    pattern_gone: int = 15  # frames without the pattern that end the lens step
+    min_views: int = 6
+    target_views: int = 12
+    corners: np.ndarray | None = None  # manual corners (any order), pipeline-frame pixels
+    white_side: str | None = None  # manual side; None reads it from the start position
+    stable_frames: int = 3  # consecutive detections that must agree
+    stable_px: float = 1.5
+    max_frames: int | None = None  # give up after this many frames (live sources)
+
+
+@dataclass
+class CheckItem:
+    name: str
+    ok: bool | None  # None: skipped
+    detail: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "ok": self.ok, "detail": self.detail}
+
+
+@dataclass
+class FlowResult:
+    """Outcome of the guided flow: the profile and the final checklist."""
+
+    profile: Profile
+    checklist: list[CheckItem]
+    intrinsics: IntrinsicsResult | None = None
+    orientation: OrientationReport | None = None
+    problems: list[SquareProblem] = field(default_factory=list)
+    lighting: LightingReport | None = None
+    frames: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return all(item.ok is not False for item in self.checklist)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ok": self.ok, "checklist": [c.to_json() for c in self.checklist],
+                "problems": [{"square": p.square, "expected": p.expected, "read": p.read,
+                              "message": p.message} for p in self.problems],
+                "profile": self.profile.to_json()}
+
+
+def _stable(points: list[np.ndarray], tolerance: float) -> bool:
+    ref = points[-1]
+    return all(np.max(np.linalg.norm(p - ref, axis=1)) <= tolerance for p in points[:-1])
+
+
+def _match_order(points: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """Rotate ``points`` so they correspond one to one with ``ref`` (detectors may start anywhere)."""
+    best = min(range(4), key=lambda k: float(np.sum(np.linalg.norm(np.roll(points, -k, 0) - ref, axis=1))))
+    return np.roll(points, -best, 0)
+
+
+class CalibrationFlow:
+    """Run :meth:`run` once over a frame stream; see the module docstring."""
+
+    def __init__(self, name: str, options: Options | None = None,
+                 say: Callable[[str], None] = print,
+                 confirm: Callable[[str], bool] = lambda question: True) -> None:
+        self.name = name
+        self.opt = options or Options()
+        self.say = say
+        self.confirm = confirm
+
+    # --- step 1: lens ------------------------------------------------------------------------------
+
+    def _lens(self, frames: Iterator[np.ndarray], first: list[np.ndarray]) -> IntrinsicsResult | None:
+        """Collect pattern views; frames that are not used here are handed on through ``first``."""
+        spec = self.opt.pattern
+        assert spec is not None
+        self.say(f"[1/5] Lens: show the printed pattern ({spec.cols}x{spec.rows} squares of "
+                 f"{spec.square_mm:g} mm), or the board to skip this step")
+        collector = ViewCollector(spec, target_views=self.opt.target_views)
+        seen = gone = 0
+        for frame in frames:
+            self.frames += 1
+            if collector.image_size is None:
+                collector.image_size = (frame.shape[1], frame.shape[0])
+            corners = find_pattern(frame, spec)
+            if corners is None:
+                gone += 1
+                if not collector.views and gone >= self.opt.pattern_wait:
+                    self.say("      no pattern in view: lens step skipped (lens distortion not corrected)")
+                    first.append(frame)
+                    return None
+                if collector.views and gone >= self.opt.pattern_gone:
+                    first.append(frame)
+                    break
+                continue
+            gone = 0
+            seen += 1
+            offer = collector.add(corners)
+            if offer.accepted:
+                self.say("      " + collector.progress())
+            if collector.ready:
+                break
+        if len(collector.views) < self.opt.min_views:
+            self.say(f"      only {len(collector.views)} different views (need {self.opt.min_views}): "
+                     "lens step skipped; move and tilt the pattern more next time")
+            return None
+        assert collector.image_size is not None
+        result = solve(collector.views, spec, collector.image_size)
+        fx, fy = result.camera.focal
+        self.say(f"      calibrated from {len(collector.views)} views: focal length {fx:.1f} x {fy:.1f} px, "
+                 f"RMS reprojection error {result.rms:.2f} px"
+                 + ("" if result.rms < 1.0 else " (high: was the sheet flat and the picture sharp?)"))
+        return result
+
+    # --- steps 2-5 ---------------------------------------------------------------------------------
+
+    def _board_frames(self, frames: Iterable[np.ndarray]) -> tuple[list[np.ndarray], np.ndarray] | None:
+        """Frames on which the board is found at the same place ``stable_frames`` times in a row."""
+        recent: list[np.ndarray] = []
+        kept: list[np.ndarray] = []
+        misses = 0
+        for frame in frames:
+            self.frames += 1
+            if self.opt.max_frames is not None and self.frames > self.opt.max_frames:
+                return None
+            frame = undistort(frame, self.camera)
+            if self.opt.corners is not None:
+                return [frame], np.asarray(self.opt.corners, np.float64)
+            pts = vision_adapter.find_board_points(frame)
+            if pts is None:
+                recent, kept = [], []
+                misses += 1
+                if misses % 30 == 0:
+                    self.say("      board not found yet: the whole board in view, nothing on its edges, "
+                             "no hands over it")
+                continue
+            if recent:
+                pts = _match_order(pts, recent[-1])
+            recent.append(pts)
+            kept.append(frame)
+            recent, kept = recent[-self.opt.stable_frames:], kept[-self.opt.stable_frames:]
+            if len(recent) == self.opt.stable_frames and _stable(recent, self.opt.stable_px):
+                return kept, np.mean(recent, axis=0)
+        return None
+
+    def run(self, frames: Iterable[np.ndarray]) -> FlowResult:
+        """The whole guided flow; never raises for a bad picture, it reports it in the checklist."""
+        self.frames = 0
+        self.camera = None
+        profile = Profile(name=self.name)
+        checklist: list[CheckItem] = []
+        stream = iter(frames)
+        lens: IntrinsicsResult | None = None
+        pending: list[np.ndarray] = []
+        if self.opt.pattern is not None and self.opt.corners is None:
+            lens = self._lens(stream, pending)
+        if lens is not None:
+            profile.camera = lens.camera
+            self.camera = lens.camera
+        lens_item = CheckItem("lens calibrated", None if lens is None else lens.rms < 1.0,
+                              "skipped: no pattern shown" if lens is None else f"RMS {lens.rms:.2f} px")
+
+        self.say("[2/5] Board: show the board with the pieces in the start position")
+        found = self._board_frames([*pending, *stream])
+        if found is None:
+            checklist = [CheckItem("board found", False, "no steady view of the whole board"),
+                         CheckItem("orientation correct", None, "needs the board"),
+                         CheckItem("pieces read correctly", None, "needs the board"),
+                         CheckItem("lighting acceptable", None, "needs the board"), lens_item]
+            self._print_checklist(checklist)
+            return FlowResult(profile, checklist, intrinsics=lens, frames=self.frames)
+        board_frames, points = found
+        frame = np.median(np.stack(board_frames), axis=0).astype(np.uint8)  # steadier than one frame
+        orientation = orient_from_start(frame, points)
+        corners = orientation.corners if self.opt.white_side is None else label_corners(points, self.opt.white_side)
+        source = "manual" if self.opt.corners is not None else "auto"
+        shown = "  ".join(f"{k} ({corners[k][0]:.1f}, {corners[k][1]:.1f})" for k in CORNER_NAMES)
+        self.say(f"      found ({source}): {shown}")
+        if source == "auto" and not self.confirm("      Are these the corners of the playing area?"):
+            self.say("      give them by hand: dama calibrate --corners \"x,y x,y x,y x,y\", or drag them "
+                     "on the dashboard's calibration page")
+            checklist = [CheckItem("board found", False, "corners not confirmed"), lens_item]
+            self._print_checklist(checklist)
+            return FlowResult(profile, checklist, intrinsics=lens, frames=self.frames)
+        profile.board = board_calibration(corners, source, (frame.shape[1], frame.shape[0]))
+        checklist.append(CheckItem("board found", True, f"{source} corners"))
+
+        self.say("[3/5] Orientation")
+        if self.opt.white_side is not None and self.opt.white_side != orientation.white_side:
+            self.say(f"      note: the pieces suggest White at the {orientation.white_side}, you said "
+                     f"{self.opt.white_side}; using yours")
+        rule_ok, _ = rule_2_4(frame, corners)
+        if corners == orientation.corners:
+            self.say("      " + orientation.message())
+        else:
+            self.say(f"      White sits at the {self.opt.white_side} of the picture (given); "
+                     + ("a dark square is at each player's left" if rule_ok else
+                        "but the square at White's left is light (čl. 2.4)"))
+        checklist.append(CheckItem("orientation correct", rule_ok,
+                                   f"White at the {profile.board.white_side}; dark square at each "
+                                   f"player's left (čl. 2.4)" if rule_ok else
+                                   "turn the board 90 degrees: a dark square belongs at each player's left "
+                                   "(čl. 2.4)"))
+
+        self.say("[4/5] Colours: learning from the start position (12 light, 12 dark pieces, 8 empty squares)")
+        dark, light = dark_square_samples(frame, corners)
+        model = ColourModel.learn(dark, light)
+        profile.colours = {"model": model.to_json()}
+        try:
+            learned = vision_adapter.learn_with_pipeline(frame, profile)
+        except Exception as exc:  # the pipeline is another package: report, do not crash the set-up
+            learned = None
+            self.say(f"      vision could not learn the start position: {exc}")
+        if learned is not None:
+            profile.colours["vision"] = learned
+
+        self.say("[5/5] Check")
+        reading = vision_adapter.pipeline_reading(frame, profile) or model.classify(dark)
+        problems = check_start(reading, dark, model)
+        for p in problems:
+            self.say("      " + p.message)
+        good = 32 - len(problems)
+        self.say(f"      {good}/32 squares read correctly")
+        light_report = lighting(frame, corners, model, light)
+        self.say("      " + light_report.message())
+        checklist.append(CheckItem("pieces read correctly", not problems, f"{good}/32 squares"))
+        checklist.append(CheckItem("lighting acceptable", light_report.ok, light_report.message()))
+        checklist.append(lens_item)
+        self._print_checklist(checklist)
+        return FlowResult(profile, checklist, intrinsics=lens, orientation=orientation, problems=problems,
+                          lighting=light_report, frames=self.frames)
+
+    def _print_checklist(self, checklist: list[CheckItem]) -> None:
+        self.say("Checklist")
+        for item in checklist:
+            mark = {True: "[x]", False: "[ ]", None: "[-]"}[item.ok]
+            self.say(f"  {mark} {item.name}: {item.detail}")

@@ -1,0 +1,77 @@
+"""The few things calibration asks of ``vision``, in one place so a change there is a change here only.
+
+- :func:`find_board_points`: the four outer corners of the playing area in a frame (unnamed; naming is
+  calibration's job, see :mod:`calibration.board`). Uses the vision pipeline when it exists, otherwise
+  the localization stage directly.
+- :func:`pipeline_reading`: what the vision pipeline reads on a frame with a profile, so the pre-game
+  check tests the very recognizer the game will use. ``None`` when the pipeline is not available.
+- :func:`pipeline_profile`: the dict the vision pipeline is built from, taken from a calibration profile
+  (the pipeline's own learned data, with the calibrated corners put in).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import numpy as np
+
+from calibration.profile import CORNER_NAMES, Profile
+
+
+def _pipeline_class() -> Any | None:
+    for module in ("vision", "vision.pipeline"):
+        try:
+            cls = getattr(importlib.import_module(module), "VisionPipeline", None)
+        except ImportError:
+            cls = None
+        if cls is not None:
+            return cls
+    return None
+
+
+def find_board_points(frame: np.ndarray) -> np.ndarray | None:
+    """(4, 2) outer corners of the playing area, or None when no board is seen."""
+    cls = _pipeline_class()
+    if cls is not None:
+        result = cls().process(frame, 0.0)
+        if not getattr(result, "found", False) or not getattr(result, "corners", None):
+            return None
+        return np.array([result.corners[k] for k in CORNER_NAMES], np.float64)
+    from vision.localize import NotFound, localize, to_gray
+
+    try:
+        fit = localize(to_gray(frame))
+    except NotFound:
+        return None
+    uv = np.array([[0, 0], [8, 0], [8, 8], [0, 8]], np.float64)
+    ph = uv @ fit.h[:, :2].T + fit.h[:, 2]
+    return ph[:, :2] / ph[:, 2:3]
+
+
+def pipeline_profile(profile: Profile) -> dict[str, Any]:
+    """The vision pipeline's profile dict: its own learned data with our corners and White's side."""
+    data = dict(profile.colours.get("vision") or {})
+    if profile.board is not None:
+        data["corners"] = {k: list(profile.board.corners[k]) for k in CORNER_NAMES}
+        data["white_side"] = profile.board.white_side
+    return data
+
+
+def learn_with_pipeline(frame: np.ndarray, profile: Profile) -> dict[str, Any] | None:
+    """Let the vision pipeline learn the start position; its profile dict, or None without a pipeline."""
+    cls = _pipeline_class()
+    if cls is None:
+        return None
+    pipeline = cls(pipeline_profile(profile))
+    pipeline.learn_start_position(frame)
+    return dict(pipeline.profile())
+
+
+def pipeline_reading(frame: np.ndarray, profile: Profile) -> str | None:
+    """The observation string the vision pipeline reads with this profile, or None without a pipeline."""
+    cls = _pipeline_class()
+    if cls is None:
+        return None
+    result = cls(pipeline_profile(profile)).process(frame, 0.0)
+    return result.board if getattr(result, "found", False) else None
