@@ -200,6 +200,9 @@ class BoardSession:
                 record["fen"] = fen
             self.emit(record)
             events = self._apply_control(action, fen)
+            if action in ("new_game", "setup_from_camera", "takeback") and hasattr(self.stabilizer, "reset"):
+                self.stabilizer.reset()  # the next still board is shown to the referee afresh
+                self.observation = None
             out = self._emit_all(events)
             self._refresh_state()
             return {"ok": True, "events": out, "fen": self.referee.position.fen()}

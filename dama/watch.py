@@ -15,6 +15,7 @@ newest one there.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
@@ -202,10 +203,8 @@ class WebServer:
         self.thread.start()
 
     def _serve(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # closing the server makes run() raise on some platforms
             self.server.run()
-        except Exception:  # closing the server makes run() raise on some platforms
-            pass
 
     def close(self) -> None:
         self.server.close()

@@ -1,5 +1,5 @@
 """Stand-ins for the loop tests that must not depend on camera accuracy: a synthetic "camera" whose
-frames encode the board plainly, a vision that decodes them, a simple stabilizer, and a minimal
+frames encode the board plainly, a vision that decodes them, and a minimal
 referee used only while ``rules.referee`` is absent. None of this is used by the product."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 
 from board_io.sources import Frame
-from rules import Color, Position
+from rules import Color, Position, square_name
 
 CELL = 8
 COLOURS = {".": (90, 90, 90), "w": (240, 240, 240), "b": (20, 20, 20), "W": (240, 180, 60), "B": (60, 20, 120)}
@@ -68,28 +68,6 @@ class FakeVision:
         return out
 
 
-class FakeStabilizer:
-    """A board is stable once seen unchanged without a hand for ``hold`` seconds; reported once."""
-
-    def __init__(self, hold: float = 0.5) -> None:
-        self.hold = hold
-        self.board: str | None = None
-        self.since = 0.0
-        self.reported: str | None = None
-
-    def update(self, t: float, board: str, hand: bool) -> str | None:
-        if hand or "?" in board:
-            self.board = None
-            return None
-        if board != self.board:
-            self.board, self.since = board, t
-            return None
-        if t - self.since >= self.hold and board != self.reported:
-            self.reported = board
-            return board
-        return None
-
-
 def frames_for(states: list[str], fps: float = 10.0, hold: float = 1.5, hand: float = 0.5,
                size: tuple[int, int] | None = None) -> Iterator[Frame]:
     """Each state shown for ``hold`` seconds, a hand over the board for ``hand`` seconds between."""
@@ -143,6 +121,9 @@ class MiniReferee:
                 self.position = after
                 self.flagged = None
                 return [event]
+        pending = self._pending(observation)
+        if pending:
+            return [pending]
         if self.flagged == observation:
             return []
         self.flagged = observation
@@ -151,6 +132,20 @@ class MiniReferee:
         return [{"event": "violation", "kind": kind, "side": side, "squares": [],
                  "legal": [self.position.notation(m) for m in self.position.legal_moves()],
                  "message": "not a legal move"}]
+
+    def _pending(self, observation: str) -> dict | None:
+        before = self.position.board_string()
+        for m in self.position.legal_moves():
+            if len(m.captured) < 2:
+                continue
+            after = list(self.position.play(m).board_string())
+            remaining = [s for s in m.captured if observation[s] != "."]
+            for s in remaining:
+                after[s] = before[s]
+            if remaining and "".join(after) == observation:
+                return {"event": "pending", "side": "white" if self.position.turn == Color.WHITE else "black",
+                        "move": self.position.notation(m), "remaining": [square_name(s) for s in remaining]}
+        return None
 
     def accept(self) -> list[dict]:
         if not self.flagged:
@@ -177,3 +172,22 @@ def referee_factory():
     except ImportError:
         return MiniReferee
     return Referee
+
+
+class ListSource:
+    """A recorded source made of :func:`frames_for` frames (``--source`` stand-in for loop tests)."""
+
+    live = False
+
+    def __init__(self, frames, name="frames", on_status=None):
+        self.name = name
+        self._frames = list(frames)
+        self.on_status = on_status
+
+    def __iter__(self):
+        yield from self._frames
+        if self.on_status:
+            self.on_status("ended", f"{self.name}: end of video after {len(self._frames)} frames")
+
+    def close(self):
+        pass
