@@ -39,6 +39,10 @@ class LedDevice:
     def hello(self) -> Hello:
         return Hello(PROTOCOL_VERSION, leds=32, rgb=self.rgb, extra=(("hw", "sim"),))
 
+    def banner(self) -> str:
+        """What the board sends when it (re)starts: the hello reply plus ``boot=1``."""
+        return self.hello().line() + " boot=1"
+
     def reset(self) -> None:
         """Power cycle: all LEDs off, default brightness (what an Arduino does when the port opens)."""
         self.frame = Frame()

@@ -278,7 +278,9 @@ class LedDriver:
                     problem = "no reply"
                     break
                 if reply.startswith(DEVICE_NAME):
-                    raise _Rebooted()
+                    if "boot=1" in reply.split():
+                        raise _Rebooted()
+                    continue  # a late reply to our handshake hello: harmless
                 if reply == "ok" or reply.startswith(("ok ", "state ")):
                     return reply
                 if reply.startswith("err"):

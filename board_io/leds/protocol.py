@@ -233,7 +233,7 @@ def parse_hello(body: str) -> Hello:
     for word in words[2:]:
         key, _, value = word.partition("=")
         fields[key] = value
-    known = {"leds", "rgb", "blink", "bright"}
+    known = {"leds", "rgb", "blink", "bright", "boot"}  # boot=1 only marks the banner
     try:
         return Hello(
             version=version,

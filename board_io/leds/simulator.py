@@ -113,7 +113,7 @@ class DeviceSimulator:
             self.device.reset()
         self._plug()
         if reset:
-            self.send_raw(encode_line(self.device.hello().line()))
+            self.send_raw(encode_line(self.device.banner()))
 
     def _plug(self) -> None:
         master, slave = os.openpty()

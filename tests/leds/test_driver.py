@@ -118,7 +118,7 @@ def test_device_reboot_without_unplug_is_noticed_by_its_banner(sim, make_driver,
     driver.show(frame)
     assert driver.wait_shown(3.0)
     sim.device.reset()
-    sim.send_raw(encode_line(sim.device.hello().line()))  # the boot banner of a board that restarted
+    sim.send_raw(encode_line(sim.device.banner()))  # a board that restarted announces itself
     assert wait_for(lambda: sim.device.frame == frame)
 
 
