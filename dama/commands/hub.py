@@ -1,0 +1,81 @@
+"""Serve a whole hall: boards' events from MQTT, an overview page, and live PDN feeds (read-only)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import threading
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--mqtt", required=True, metavar="URL",
+                        help="broker and base topic: mqtt://[user:password@]host[:port]/topic")
+    parser.add_argument("--web", default="127.0.0.1:8080", metavar="HOST:PORT",
+                        help="where to serve the overview and the feeds (default 127.0.0.1:8080)")
+    parser.add_argument("--folder", metavar="DIR", help="also keep a relay folder (round index + one file per game)")
+    parser.add_argument("--event", default="?", help="PDN Event tag")
+    parser.add_argument("--site", default="?", help="PDN Site tag")
+    parser.add_argument("--round", default="1", help="PDN Round tag")
+    parser.add_argument("--tag", action="append", default=[], metavar="BOARD:NAME=VALUE",
+                        help="a PDN tag of one board, e.g. board1:White=Novák (repeatable)")
+
+
+def parse_board_tags(items: list[str]) -> dict[str, dict[str, str]]:
+    tags: dict[str, dict[str, str]] = {}
+    for item in items:
+        board, sep, rest = item.partition(":")
+        name, eq, value = rest.partition("=")
+        if not sep or not eq or not board or not name:
+            raise ValueError(f"--tag {item!r}: write BOARD:NAME=VALUE, e.g. board1:White=Novák")
+        tags.setdefault(board, {})[name] = value
+    return tags
+
+
+def run(args: argparse.Namespace) -> int:
+    from waitress.server import create_server
+
+    from dama.broadcast.feed import BroadcastFeed
+    from dama.broadcast.folder import FolderSink
+    from dama.broadcast.hub import HubCompanion
+    from dama.broadcast.mqtt import MqttHub, MqttUrl
+    from webui import create_app
+    from webui.broadcast import init_app
+
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
+    try:
+        url = MqttUrl.parse(args.mqtt)
+        board_tags = parse_board_tags(args.tag)
+        host, _, port = args.web.rpartition(":")
+        port_number = int(port)
+    except ValueError as exc:
+        print(f"dama hub: {exc}")
+        return 2
+    feed = BroadcastFeed({"Event": args.event, "Site": args.site, "Round": args.round}, board_tags)
+    companion = HubCompanion(feed)
+    folder = FolderSink(feed, args.folder) if args.folder else None
+
+    def on_event(board, event):
+        companion.on_event(board, event)
+        if folder is not None:
+            folder.write()
+
+    hub = MqttHub(url, feed, on_event=on_event)
+    app = create_app(companion, {"TITLE": f"{args.event} — round {args.round}"})
+    init_app(app, feed)
+    server = create_server(app, host=host or "127.0.0.1", port=port_number, threads=16)
+    print(f"dama hub: listening to {url.host}:{url.port}/{url.topic}/+ ; overview http://{host}:{port_number}/ ;"
+          f" feeds /broadcast/round.pdn, /broadcast/<board>.pdn, /broadcast/index.json", flush=True)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *a: server.close())
+    try:
+        server.run()
+    except (KeyboardInterrupt, OSError):
+        pass
+    finally:
+        stop.set()
+        hub.close()
+        companion.close()
+        if folder is not None:
+            folder.write()
+    return 0
