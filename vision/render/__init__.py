@@ -14,6 +14,7 @@ from vision.render.camera import Camera
 from vision.render.geometry import SQUARE_NAMES, BoardGeometry
 from vision.render.params import HandPose, SceneParams, random_scene_params
 from vision.render.scene import Rendered, render_scene
+from vision.render.video import render_video
 
 __all__ = [
     "SQUARE_NAMES",
@@ -24,4 +25,5 @@ __all__ = [
     "SceneParams",
     "random_scene_params",
     "render_scene",
+    "render_video",
 ]

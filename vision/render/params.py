@@ -121,33 +121,40 @@ def _fit_camera(
         p = Camera(K, np.zeros(5), rvec, tvec, size).project(corners)
         span = max(np.ptp(p[:, 0]) / w, np.ptp(p[:, 1]) / h)
         d *= span / fill
-    # random placement: move the look-at point in the board plane until the corners fit with a margin
+    # random placement: move the look-at point in the board plane so that the corners' bounding box
+    # lands at a random place where it fits, through the numerical Jacobian of its centre
+    size_a = np.array(size, dtype=np.float64)
+    margin = 0.015 * size_a
+    u = rng.uniform(0, 1, 2)
     offset = np.zeros(2)
-    cam = Camera(K, dist, *orbit_pose(target, d, tilt, azimuth, roll), size)
-    pix = cam.project(corners)
-    lo, hi = pix.min(0), pix.max(0)
-    margin = 0.02 * np.array(size)
-    slack_lo = margin - lo  # shift >= this
-    slack_hi = np.array(size) - margin - hi  # shift <= this
-    want = np.array([rng.uniform(min(a, b), max(a, b)) for a, b in zip(slack_lo, slack_hi, strict=True)])
-    # image shift -> look-at shift through the numerical Jacobian of the centre's image position
-    goal = cam.project(target[None])[0] + want
-    for _ in range(4):
-        pix = cam.project(target[None])[0]
-        if np.hypot(*(goal - pix)) < 0.5:
+
+    def make(off: np.ndarray) -> Camera:
+        return Camera(K, dist, *orbit_pose(target + np.r_[off, 0], d, tilt, azimuth, roll), size)
+
+    for _attempt in range(10):
+        cam = make(offset)
+        for _ in range(6):
+            pix = cam.project(corners)
+            lo, hi = pix.min(0), pix.max(0)
+            room_lo = margin + (hi - lo) / 2
+            room_hi = size_a - margin - (hi - lo) / 2
+            goal = np.where(room_hi > room_lo, room_lo + u * (room_hi - room_lo), size_a / 2)
+            now = (lo + hi) / 2
+            if np.hypot(*(goal - now)) < 0.3:
+                break
+            J = np.zeros((2, 2))
+            for k in range(2):
+                p2 = make(offset + np.eye(2)[k]).project(corners)
+                J[:, k] = (p2.min(0) + p2.max(0)) / 2 - now
+            offset = offset + np.linalg.lstsq(J, goal - now, rcond=None)[0]
+            cam = make(offset)
+        pix = cam.project(corners)
+        span = max(np.ptp(pix[:, 0]) / w, np.ptp(pix[:, 1]) / h)
+        inside = pix.min() >= 0 and np.all(pix.max(0) <= size_a - 1)
+        if inside and abs(span / fill - 1) < 0.01:
             break
-        J = np.zeros((2, 2))
-        for k in range(2):
-            e = np.zeros(3)
-            e[k] = 1.0
-            c2 = Camera(K, dist, *orbit_pose(target + np.r_[offset, 0] + e, d, tilt, azimuth, roll), size)
-            J[:, k] = c2.project(target[None])[0] - pix
-        offset = offset + np.linalg.lstsq(J, goal - pix, rcond=None)[0]
-        cam = Camera(K, dist, *orbit_pose(target + np.r_[offset, 0], d, tilt, azimuth, roll), size)
-    # never leave a corner outside the frame: fall back to the centred pose if the shift overshot
-    pix = cam.project(corners)
-    if pix.min() < 0 or np.any(pix.max(0) > np.array(size) - 1):
-        cam = Camera(K, dist, *orbit_pose(target, d, tilt, azimuth, roll), size)
+        # shifting changes the perspective and so the span: rescale, and step back if it did not fit
+        d *= span / fill * (1.0 if inside else 1.03)
     return cam
 
 

@@ -1,0 +1,145 @@
+"""A hand with its arm reaching over the board: skin-toned capsules with cylindrical shading, a
+sleeve, fingers pinching at the target, an optional held piece, and a soft shadow on the board."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import cv2
+import numpy as np
+
+from vision.render.geometry import square_index
+from vision.render.params import HandPose
+
+if TYPE_CHECKING:
+    from vision.render.scene import SceneRenderer
+
+SIDES = {"white": (0.0, -1.0), "black": (0.0, 1.0), "left": (-1.0, 0.0), "right": (1.0, 0.0)}
+SHIFT = 4
+
+
+def _side(hand: HandPose, x: float, y: float, half: float) -> np.ndarray:
+    """Outward unit vector of the board edge the arm comes from."""
+    side = hand.side
+    if side == "auto":
+        if hand.holding:
+            side = "white" if hand.holding.lower() == "w" else "black"
+        else:  # nearest edge
+            dists = {"white": y, "black": 2 * half - y, "left": x, "right": 2 * half - x}
+            side = min(dists, key=dists.get)
+    if side not in SIDES:
+        raise ValueError(f"hand side must be one of auto, {', '.join(SIDES)}; got {side!r}")
+    return np.array(SIDES[side])
+
+
+def target_xy(hand: HandPose, renderer: SceneRenderer) -> tuple[float, float]:
+    if hand.xy_mm is not None:
+        return float(hand.xy_mm[0]), float(hand.xy_mm[1])
+    return renderer.params.geometry.square_center(square_index(hand.target_square))
+
+
+def arm_parts(hand: HandPose, renderer: SceneRenderer) -> list[tuple[np.ndarray, np.ndarray, float, float, str]]:
+    """3D capsules (a, b, radius_a, radius_b, material) of arm and hand in board mm; material is
+    ``"skin"`` or ``"sleeve"``. Fingertips meet at the target point ``height_mm`` above the board."""
+    g = renderer.params.geometry
+    half = g.playing_mm / 2
+    tx, ty = target_xy(hand, renderer)
+    out = _side(hand, tx, ty, half)
+    z = max(float(hand.height_mm), 2.0)
+    # the shoulder: beyond the chosen edge, in front of the player's body, partly following the target
+    along = np.array([-out[1], out[0]])
+    centre = np.array(g.center_mm)
+    rel = np.array([tx, ty]) - centre
+    shoulder_xy = centre + out * (half + g.frame_mm + 420) + along * (0.55 * rel @ along + 140)
+    shoulder = np.array([*shoulder_xy, z + 330])
+    tip = np.array([tx, ty, z])
+    u = shoulder_xy - tip[:2]
+    u /= max(np.linalg.norm(u), 1e-6)
+    p = np.array([-u[1], u[0]])  # across the hand
+    knuckle = np.array([*(tip[:2] + u * 65), z + 22])
+    wrist = np.array([*(tip[:2] + u * 150), z + 38])
+    elbow = wrist + (shoulder - wrist) * 0.45
+    r0 = renderer.params.arm_radius_mm
+    parts = [
+        (shoulder, elbow, r0 * 1.45, r0 * 1.3, "sleeve"),
+        (elbow, wrist + (elbow - wrist) * 0.35, r0 * 1.3, r0 * 1.15, "sleeve"),
+        (elbow, wrist, r0 * 1.05, r0 * 0.85, "skin"),
+        (wrist, knuckle, r0 * 0.95, r0 * 1.15, "skin"),  # back of the hand, widening
+    ]
+    for k, off in enumerate((-27.0, -9.0, 9.0, 26.0)):  # four fingers curling down to the target
+        base = knuckle + np.r_[p * off * 0.85, -4.0]
+        mid = np.array([*(tip[:2] + u * 25 + p * off * 0.55), z + 14])
+        end = np.array([*(tip[:2] + p * off * 0.35 + u * (4 if k in (0, 3) else 0)), z])
+        rf = 8.5 if k in (1, 2) else 7.5
+        parts += [(base, mid, rf, rf * 0.95, "skin"), (mid, end, rf * 0.95, rf * 0.85, "skin")]
+    thumb0 = wrist + np.r_[-p * 32, -8.0]
+    thumb1 = np.array([*(tip[:2] - p * 28 + u * 10), z + 4])
+    parts.append((thumb0, thumb1, 11.0, 9.0, "skin"))
+    return parts
+
+
+def _capsule(canvas, a2, b2, ra, rb, color, mask=None) -> None:
+    d = b2 - a2
+    n = np.linalg.norm(d)
+    col = tuple(float(c) for c in color)
+    if n > 1e-3:
+        nrm = np.array([-d[1], d[0]]) / n
+        quad = np.array([a2 + nrm * ra, b2 + nrm * rb, b2 - nrm * rb, a2 - nrm * ra])
+        q = np.round(quad * (1 << SHIFT)).astype(np.int32)
+        cv2.fillConvexPoly(canvas, q, col, cv2.LINE_AA, SHIFT)
+        if mask is not None:
+            cv2.fillConvexPoly(mask, q, 255, cv2.LINE_8, SHIFT)
+    for c, r in ((a2, ra), (b2, rb)):
+        ci = tuple(int(v) for v in np.round(c * (1 << SHIFT)))
+        ri = int(round(r * (1 << SHIFT)))
+        cv2.circle(canvas, ci, ri, col, -1, cv2.LINE_AA, SHIFT)
+        if mask is not None:
+            cv2.circle(mask, ci, ri, 255, -1, cv2.LINE_8, SHIFT)
+
+
+def draw_hand(renderer: SceneRenderer, canvas: np.ndarray, mask: np.ndarray, hand: HandPose) -> None:
+    """Draw shadow, held piece and hand/arm of ``hand`` on the ideal ``canvas``; mark hand pixels in ``mask``."""
+    view, params = renderer.view, renderer.params
+    parts = arm_parts(hand, renderer)
+    L = renderer.light
+    lz = max(L[2], 0.25)
+
+    def ground(p3: np.ndarray) -> np.ndarray:
+        return np.array([p3[0] - p3[2] * L[0] / lz, p3[1] - p3[2] * L[1] / lz, 0.0])
+
+    tx, ty = target_xy(hand, renderer)
+    z = float(hand.height_mm)
+    # shadow: the capsules projected along the light onto the board plane, blurred with height
+    w, h = view.size
+    q = 4
+    sh = np.zeros((h // q + 1, w // q + 1), dtype=np.float32)
+    for a, b, ra, rb, _ in parts:
+        ga, gb = ground(a), ground(b)
+        pa, pb = view.project(np.array([ga, gb])) / q
+        sa = ra * view.f / max(view.depth(ga[None])[0], 1) / q
+        sb = rb * view.f / max(view.depth(gb[None])[0], 1) / q
+        _capsule(sh, pa, pb, sa, sb, (1.0,))
+    scale = view.f / max(view.depth(np.array([[tx, ty, 0.0]]))[0], 1.0)
+    sigma = max(0.8, (4.0 + 0.12 * z) * scale / q)
+    sh = cv2.GaussianBlur(sh, (0, 0), sigma)
+    sh = cv2.resize(sh, (w, h), interpolation=cv2.INTER_LINEAR)
+    gain = 1.0 - 0.55 * np.clip(sh, 0, 1)
+    canvas[:] = np.clip(canvas * gain[..., None], 0, 255).astype(np.uint8)
+    # the held piece hangs between the fingertips
+    if hand.holding:
+        drawer = renderer.pieces
+        discs = 2 if hand.holding.isupper() else 1
+        z0 = max(0.0, z - discs * drawer.h * 0.6)
+        col = renderer.piece_color(hand.holding, tx, ty, z0)
+        drawer.draw(canvas, tx, ty, z0, discs, col, mask)
+    # arm and hand, far parts first; each capsule shaded as a cylinder (dark rim, lit middle)
+    gain_px = renderer.piece_color("w", tx, ty, z) / np.array(params.light_piece)
+    order = sorted(parts, key=lambda pr: -float(view.depth(((pr[0] + pr[1]) / 2)[None])[0]))
+    for a, b, ra, rb, mat in order:
+        base = np.array(params.skin if mat == "skin" else params.sleeve) * gain_px
+        pa, pb = view.project(np.array([a, b]))
+        sa = ra * view.f / max(view.depth(a[None])[0], 1)
+        sb = rb * view.f / max(view.depth(b[None])[0], 1)
+        light_side = 1.0 + 0.25 * L[2]
+        for frac, shade in ((1.0, 0.62), (0.82, 0.8), (0.6, 0.95 * light_side), (0.32, 1.08 * light_side)):
+            _capsule(canvas, pa, pb, sa * frac, sb * frac, np.clip(base * shade, 0, 255), mask if frac == 1.0 else None)
