@@ -23,6 +23,7 @@ from vision.quads import find_quads
 
 WORK_SIZE = 800  # longest side of the image the coarse search runs on
 MIN_CELLS = 10
+DEBUG = False
 
 
 @dataclass
@@ -87,39 +88,54 @@ def _window(small: np.ndarray, h: np.ndarray, fit) -> tuple[int, int]:
     detection is scored by how checker-like its cells are: light cells light, dark cells dark.
     """
     cells = fit.cells
-    lo = np.percentile(cells, 2, axis=0).astype(int)
-    hi = np.percentile(cells, 98, axis=0).astype(int)
+    for ax in (0, 1):
+        # Stray cells far from the board (clutter that fits the lattice): keep the densest 10-wide band.
+        c = cells[:, ax]
+        if c.max() - c.min() + 1 > 10:
+            starts = np.arange(c.min(), c.max() - 8)
+            counts = [((c >= s) & (c < s + 10)).sum() for s in starts]
+            s0 = starts[int(np.argmax(counts))]
+            cells = cells[(c >= s0) & (c < s0 + 10)]
+    lo = cells.min(axis=0)
+    hi = cells.max(axis=0)
     span = hi - lo + 1
     if (span < 4).any():
         raise NotFound("too little of a checkerboard in view")
-    if (span > 14).any():
-        raise NotFound("no single checkerboard found")
     pad = np.maximum(8 - span, 0) + 2
     u0, v0 = lo - pad
     nu, nv = span + 2 * pad
     px = 12
     t = np.array([[px, 0, -u0 * px], [0, px, -v0 * px], [0, 0, 1]], dtype=np.float64)
-    warp = cv2.warpPerspective(small, t @ np.linalg.inv(h), (int(nu * px), int(nv * px)),
-                               flags=cv2.INTER_LINEAR, borderValue=0)
-    inner = warp.reshape(nv, px, nu, px)[:, 3:-3, :, 3:-3].astype(np.float32)
-    means = inner.mean(axis=(1, 3))  # (nv, nu)
+    warp = cv2.warpPerspective(small.astype(np.float32), t @ np.linalg.inv(h), (int(nu * px), int(nv * px)),
+                               flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=np.nan)
+    inner = warp.reshape(nv, px, nu, px)[:, 3:-3, :, 3:-3]
+    # Medians: a cell half hidden by a tall piece still shows its own colour. Off-image cells: NaN.
+    means = np.median(inner.transpose(0, 2, 1, 3).reshape(nv, nu, -1), axis=2)  # (nv, nu)
     ii, jj = np.meshgrid(np.arange(nu) + u0, np.arange(nv) + v0)
     bright_cell = ((ii + jj) % 2) == fit.parity
     core = np.zeros_like(bright_cell)
     core[pad[1]: pad[1] + span[1], pad[0]: pad[0] + span[0]] = True
-    light = float(np.median(means[core & bright_cell]))
-    dark = float(np.median(means[core & ~bright_cell]))
+    light = float(np.nanmedian(means[core & bright_cell]))
+    dark = float(np.nanmedian(means[core & ~bright_cell]))
     contrast = max(light - dark, 1.0)
-    z = np.clip((means - dark) / contrast, 0.0, 1.0)
-    good = np.where(bright_cell, z, 1.0 - z)
-    best: list[int] = []
-    for ax in (0, 1):
-        o_lo, o_hi = pad[1 - ax], pad[1 - ax] + min(span[1 - ax], 8)
-        line = good[o_lo:o_hi, :].mean(axis=0) if ax == 0 else good[:, o_lo:o_hi].mean(axis=1)
+    # A column of the board alternates light/dark along its length; a frame, the table or a
+    # shadow next to the board does not, however bright or dark it is.
+    sign = np.where(bright_cell, 1.0, -1.0)
+    along_v = np.nan_to_num(np.clip(sign[:-1] * (means[:-1] - means[1:]) / contrast, 0.0, 1.0), nan=0.0)
+    along_u = np.nan_to_num(np.clip(sign[:, :-1] * (means[:, :-1] - means[:, 1:]) / contrast, 0.0, 1.0), nan=0.0)
+    # Choose columns using all detected rows, then rows using the chosen columns, then columns again.
+    rng = [(pad[0], pad[0] + span[0]), (pad[1], pad[1] + span[1])]  # index ranges into the grid
+    best = [int(lo[0]), int(lo[1])]
+    for ax in (0, 1, 0):
+        o_lo, o_hi = rng[1 - ax]
+        line = along_v[o_lo:o_hi - 1, :].mean(axis=0) if ax == 0 else along_u[:, o_lo:o_hi - 1].mean(axis=1)
         origin = (u0, v0)[ax]
         starts = np.arange(min(lo[ax], hi[ax] - 7), max(lo[ax], hi[ax] - 7) + 1)
         scores = [line[s - origin: s - origin + 8].sum() for s in starts]
-        best.append(int(starts[int(np.argmax(scores))]))
+        if DEBUG:
+            print(ax, list(starts), np.round(line, 2), np.round(scores, 2))
+        best[ax] = int(starts[int(np.argmax(scores))])
+        rng[ax] = (best[ax] - origin, best[ax] - origin + 8)
     return best[0], best[1]
 
 

@@ -1,0 +1,65 @@
+"""Per-cell appearance features from a lattice-aligned top view (shared by classification and occlusion).
+
+The frame is warped once to a top view of the 8×8 lattice (``CELL`` pixels per square) in CIE Lab.
+For each of the 64 cells we measure its centre disc (where a piece would be), its four corner patches
+(the bare square around a round piece) and its texture. Everything is vectorised over the cells.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+CELL = 24  # top-view pixels per square
+
+
+def _masks(cell: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    yy, xx = np.mgrid[0:cell, 0:cell] + 0.5
+    r = np.hypot(xx - cell / 2, yy - cell / 2) / cell
+    centre = r < 0.26
+    corner = (np.minimum(xx, cell - xx) < 0.14 * cell) & (np.minimum(yy, cell - yy) < 0.14 * cell)
+    corner &= (np.minimum(xx, cell - xx) > 0.03 * cell) & (np.minimum(yy, cell - yy) > 0.03 * cell)
+    inner = (np.minimum(xx, cell - xx) > 0.12 * cell) & (np.minimum(yy, cell - yy) > 0.12 * cell)
+    return centre, corner, inner
+
+
+CENTRE_MASK, CORNER_MASK, INNER_MASK = _masks(CELL)
+
+
+@dataclass
+class CellFeatures:
+    """Lab statistics of the 64 cells, indexed [j, i] (lattice row v, column u)."""
+
+    centre: np.ndarray  # (8, 8, 3) mean Lab of the centre disc
+    corner: np.ndarray  # (8, 8, 3) median Lab of the corner patches
+    inner: np.ndarray  # (8, 8, 3) median Lab of the inner square (robust to a partial cover)
+    spread: np.ndarray  # (8, 8) fraction of inner pixels far from the cell's median colour
+    texture: np.ndarray  # (8, 8) std of L in the centre disc
+
+
+def warp_lattice(frame: np.ndarray, h_lattice: np.ndarray) -> np.ndarray:
+    """Top view (8·CELL)² of the lattice from the frame; ``h_lattice`` maps (u, v) to image pixels."""
+    scale = np.diag([1.0 / CELL, 1.0 / CELL, 1.0])
+    m = h_lattice @ scale  # top-view pixels -> image pixels
+    size = 8 * CELL
+    return cv2.warpPerspective(frame, m, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def features(top_bgr: np.ndarray) -> CellFeatures:
+    """Cell statistics of a lattice top view (BGR uint8)."""
+    lab = cv2.cvtColor(top_bgr.astype(np.float32) / 255.0, cv2.COLOR_BGR2Lab)
+    cells = lab.reshape(8, CELL, 8, CELL, 3).transpose(0, 2, 1, 3, 4).reshape(8, 8, CELL * CELL, 3)
+    cm = CENTRE_MASK.ravel()
+    km = CORNER_MASK.ravel()
+    im = INNER_MASK.ravel()
+    centre = cells[:, :, cm].mean(axis=2)
+    corner = np.median(cells[:, :, km], axis=2)
+    inner_px = cells[:, :, im]
+    inner = np.median(inner_px, axis=2)
+    dist = np.linalg.norm(inner_px - inner[:, :, None, :], axis=3)
+    spread = (dist > 12.0).mean(axis=2)
+    texture = cells[:, :, cm, 0].std(axis=2)
+    return CellFeatures(centre=centre, corner=corner, inner=inner, spread=spread, texture=texture)

@@ -1,0 +1,151 @@
+"""Stage 3, square classification: empty / light piece / dark piece for the 32 dark squares.
+
+Lighting is removed by describing every dark cell relative to its own light neighbours (light squares
+are always empty), so a gradient, a colour cast or a shadow moves both alike. Two models:
+
+* the default model needs no calibration: the bare dark-square colour is the board-wide median of the
+  cells' corner patches (a round piece never covers a square's corners in top view), a cell is occupied
+  when its centre departs from that colour, and occupied cells split into light and dark pieces by
+  lightness (2-means, or the midpoint between light and dark squares when only one colour is present);
+* the learned model (:class:`ColourModel`) holds per-class means and spreads of the same features,
+  learned from the start position where all 32 labels are known, and updated slowly during play.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from vision.cells import CellFeatures
+
+LABELS = (".", "w", "b")
+N_FEAT = 7
+
+
+def dark_cells(bright_parity: int) -> np.ndarray:
+    """(32, 2) lattice cells (i, j) of the dark squares in lattice order (row-major)."""
+    return np.array([(i, j) for j in range(8) for i in range(8) if (i + j) % 2 != bright_parity])
+
+
+def light_cells(bright_parity: int) -> np.ndarray:
+    return np.array([(i, j) for j in range(8) for i in range(8) if (i + j) % 2 == bright_parity])
+
+
+def light_reference(feat: CellFeatures, bright_parity: int, light_ok: np.ndarray | None = None) -> np.ndarray:
+    """(8, 8, 3) Lab of the empty light square expected at every cell: median of nearby light cells."""
+    lab = feat.inner
+    ok = np.zeros((8, 8), dtype=bool)
+    for i, j in light_cells(bright_parity):
+        ok[j, i] = True if light_ok is None else bool(light_ok[j, i])
+    if ok.sum() < 4:
+        ok = np.zeros((8, 8), dtype=bool)
+        for i, j in light_cells(bright_parity):
+            ok[j, i] = True
+    ref = np.zeros((8, 8, 3), dtype=np.float64)
+    global_ref = np.median(lab[ok], axis=0)
+    for j in range(8):
+        for i in range(8):
+            j0, j1, i0, i1 = max(0, j - 1), min(8, j + 2), max(0, i - 1), min(8, i + 2)
+            m = ok[j0:j1, i0:i1]
+            ref[j, i] = np.median(lab[j0:j1, i0:i1][m], axis=0) if m.sum() >= 2 else global_ref
+    return ref
+
+
+def cell_vectors(feat: CellFeatures, bright_parity: int, light_ok: np.ndarray | None = None) -> np.ndarray:
+    """(32, N_FEAT) features of the dark cells: centre − light ref (3), centre − own corners (3), texture."""
+    ref = light_reference(feat, bright_parity, light_ok)
+    cells = dark_cells(bright_parity)
+    jj, ii = cells[:, 1], cells[:, 0]
+    c = feat.centre[jj, ii]
+    k = feat.corner[jj, ii]
+    return np.hstack([c - ref[jj, ii], c - k, feat.texture[jj, ii][:, None]])
+
+
+def _two_means(x: np.ndarray) -> tuple[float, float, float]:
+    """Best 1-D split of ``x``: (threshold, low mean, high mean) maximising between-class variance."""
+    xs = np.sort(x)
+    best = (float(xs.mean()), float(xs.mean()), float(xs.mean()))
+    best_score = -1.0
+    n = len(xs)
+    for k in range(1, n):
+        lo, hi = xs[:k], xs[k:]
+        score = k * (n - k) * (hi.mean() - lo.mean()) ** 2
+        if score > best_score:
+            best_score = score
+            best = (float((xs[k - 1] + xs[k]) / 2), float(lo.mean()), float(hi.mean()))
+    return best
+
+
+def default_classify(vec: np.ndarray, board_contrast: float) -> tuple[np.ndarray, np.ndarray]:
+    """Labels (32,) in 0/1/2 (empty, light, dark) and confidences, with no learned model."""
+    contrast = max(board_contrast, 8.0)
+    # Bare dark-square colour relative to the light neighbours: board-wide robust estimate.
+    empty = np.median(vec[:, 0:3] - vec[:, 3:6], axis=0)  # corner − light ref
+    d_empty = np.linalg.norm(vec[:, 0:3] - empty, axis=1) + 0.6 * np.linalg.norm(vec[:, 3:6], axis=1)
+    score = d_empty / contrast + 0.02 * vec[:, 6]
+    thr, lo, hi = _two_means(score)
+    occ_thr = 0.3 if hi - lo < 0.25 else max(min(thr, 0.45), 0.2)
+    occupied = score > occ_thr
+    labels = np.zeros(32, dtype=np.int64)
+    lightness = vec[:, 0]  # centre L − light-square L: ~0 for light pieces, ≈ dark square for dark
+    mid = empty[0] / 2.0
+    if occupied.sum() >= 4:
+        t, l_lo, l_hi = _two_means(lightness[occupied])
+        if l_hi - l_lo > 0.35 * abs(empty[0]):
+            mid = t
+    labels[occupied & (lightness > mid)] = 1
+    labels[occupied & (lightness <= mid)] = 2
+    conf = np.clip(np.abs(score - occ_thr) / 0.2, 0.0, 1.0)
+    return labels, conf
+
+
+@dataclass
+class ColourModel:
+    """Per-class Gaussian (diagonal) over :func:`cell_vectors` features, learned from labelled cells."""
+
+    mean: np.ndarray = field(default_factory=lambda: np.zeros((3, N_FEAT)))
+    std: np.ndarray = field(default_factory=lambda: np.ones((3, N_FEAT)))
+    rate: float = 0.05  # weight of one confident frame when updating during play
+
+    @classmethod
+    def learn(cls, vec: np.ndarray, labels: np.ndarray) -> ColourModel:
+        mean = np.zeros((3, N_FEAT))
+        std = np.ones((3, N_FEAT))
+        for k in range(3):
+            sel = vec[labels == k]
+            if len(sel) == 0:
+                raise ValueError(f"no example of class {LABELS[k]!r}")
+            mean[k] = sel.mean(axis=0)
+            std[k] = sel.std(axis=0) if len(sel) > 1 else np.zeros(N_FEAT)
+        # Floors: a few examples underestimate the spread; lighting changes during a game.
+        floor = np.array([3.0, 2.0, 2.0, 3.0, 2.0, 2.0, 1.5])
+        std = np.sqrt(std ** 2 + floor ** 2)
+        return cls(mean=mean, std=std)
+
+    def classify(self, vec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Labels (32,) and confidences: margin between the two most likely classes."""
+        z = (vec[:, None, :] - self.mean[None]) / self.std[None]
+        nll = 0.5 * (z ** 2).sum(axis=2) + np.log(self.std).sum(axis=1)[None]
+        labels = np.argmin(nll, axis=1)
+        srt = np.sort(nll, axis=1)
+        conf = np.clip((srt[:, 1] - srt[:, 0]) / 10.0, 0.0, 1.0)
+        return labels, conf
+
+    def update(self, vec: np.ndarray, labels: np.ndarray, conf: np.ndarray) -> None:
+        """Follow slow lighting changes: move each class mean towards its confident members."""
+        for k in range(3):
+            sel = (labels == k) & (conf > 0.8)
+            if sel.sum() >= 2:
+                self.mean[k] = (1 - self.rate) * self.mean[k] + self.rate * vec[sel].mean(axis=0)
+
+    def to_json(self) -> dict:
+        return {"mean": self.mean.round(3).tolist(), "std": self.std.round(3).tolist()}
+
+    @classmethod
+    def from_json(cls, data: dict) -> ColourModel:
+        mean = np.asarray(data["mean"], dtype=np.float64)
+        std = np.asarray(data["std"], dtype=np.float64)
+        if mean.shape != (3, N_FEAT) or std.shape != (3, N_FEAT) or (std <= 0).any():
+            raise ValueError("colour model has the wrong shape")
+        return cls(mean=mean, std=std)

@@ -1,0 +1,55 @@
+"""Overlay for the dashboard: the playing grid, a mark per piece, highlighted squares."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.geometry import SQUARE_NAMES
+
+COLOURS = {"w": (240, 240, 240), "b": (40, 40, 40), "W": (240, 240, 240), "B": (40, 40, 40), "?": (0, 200, 255)}
+
+
+def draw_overlay(frame: np.ndarray, res, highlight=()) -> np.ndarray:
+    """A copy of ``frame`` with the 8×8 grid, piece marks (kings ringed twice) and highlighted squares.
+
+    ``res`` is a :class:`vision.pipeline.FrameResult`; nothing is drawn but a note when it has no board.
+    """
+    out = frame.copy() if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    if not res.found or res.homography is None:
+        cv2.putText(out, f"no board: {res.reason}", (10, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 255), 2)
+        return out
+    inv = np.linalg.inv(res.homography)
+    size = 256.0
+    cell = size / 8
+
+    def img(pts: np.ndarray) -> np.ndarray:
+        ph = np.asarray(pts, dtype=np.float64) @ inv[:, :2].T + inv[:, 2]
+        return ph[:, :2] / ph[:, 2:3]
+
+    scale = max(1, round(max(out.shape[:2]) / 640))
+    grid = (0, 255, 0) if res.orientation_ok is not False else (0, 0, 255)
+    for k in range(9):
+        for a, b in (((k * cell, 0), (k * cell, size)), ((0, k * cell), (size, k * cell))):
+            p = img(np.array([a, b])).round().astype(np.int32)
+            cv2.line(out, tuple(p[0]), tuple(p[1]), grid, scale, cv2.LINE_AA)
+    hl = set(highlight)
+    for n, name in enumerate(SQUARE_NAMES):
+        f, r = "abcdefgh".index(name[0]), int(name[1]) - 1
+        c = img(np.array([[(f + 0.5) * cell, (7 - r + 0.5) * cell]]))[0]
+        rad = max(3, int(0.25 * np.linalg.norm(img(np.array([[0, 0], [cell, 0]]))[1] - img(np.array([[0, 0]]))[0])))
+        centre = tuple(int(v) for v in c.round())
+        ch = res.board[n]
+        if ch in COLOURS:
+            cv2.circle(out, centre, rad, COLOURS[ch], -1 if ch != "?" else scale, cv2.LINE_AA)
+            cv2.circle(out, centre, rad, (0, 0, 255) if ch in "wbWB" else COLOURS[ch], scale, cv2.LINE_AA)
+            if ch in "WB":
+                cv2.circle(out, centre, rad + 3 * scale, (0, 215, 255), scale, cv2.LINE_AA)
+        if name in hl:
+            quad = img(np.array([[f * cell, (7 - r) * cell], [(f + 1) * cell, (7 - r) * cell],
+                                 [(f + 1) * cell, (8 - r) * cell], [f * cell, (8 - r) * cell]]))
+            cv2.polylines(out, [quad.round().astype(np.int32)], True, (255, 0, 255), 3 * scale, cv2.LINE_AA)
+    if res.corners:
+        a1 = tuple(int(v) for v in np.round(res.corners["a1"]))
+        cv2.putText(out, "a1", a1, cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale, (0, 255, 255), scale)
+    return out

@@ -1,0 +1,245 @@
+"""Frame → observation: the vision stages composed, with tracking, learning and a profile.
+
+    vp = VisionPipeline(profile=None, white_at=None)
+    res = vp.process(frame_bgr, t)        # FrameResult
+    vp.learn_start_position(frame_bgr)    # colour models from the start position
+    vp.profile()                          # plain JSON-able data for calibration
+
+Each stage lives in its own module and is measured on its own: ``localize`` (board → homography),
+``orientation`` (čl. 2.4), ``classify`` (32 dark squares), ``occlusion`` (hands, ``?``); the
+stabilizer (``vision.stabilizer``) is applied by the caller.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from vision import orientation as orient
+from vision.cells import features, warp_lattice
+from vision.classify import ColourModel, cell_vectors, dark_cells, default_classify
+from vision.geometry import CORNER_NAMES, START_BOARD, image_to_topview
+from vision.localize import BoardFit, NotFound, check_fit, localize, refine, to_gray
+from vision.occlusion import covered_light_cells, hidden_dark_cells
+
+PROFILE_VERSION = 1
+TOPVIEW_SIZE = 256
+CHARS = np.array([".", "w", "b"])
+
+
+@dataclass
+class FrameResult:
+    """What one frame shows. ``board`` is the observation string (DESIGN.md) when ``found``."""
+
+    found: bool
+    reason: str | None = None
+    corners: dict[str, tuple[float, float]] | None = None
+    orientation_ok: bool | None = None
+    board: str = "?" * 32
+    hand: bool = False
+    tracking: bool = False
+    ms: float = 0.0
+    homography: np.ndarray | None = None  # image -> canonical top view (TOPVIEW_SIZE px, White below)
+    confidence: np.ndarray = field(default_factory=lambda: np.zeros(32))
+
+    def to_json(self) -> dict:
+        """The ``dama recognize --json`` shape."""
+        if not self.found:
+            return {"found": False, "reason": self.reason or "board not found"}
+        assert self.corners is not None
+        return {
+            "found": True,
+            "corners": {k: [round(float(x), 1), round(float(y), 1)] for k, (x, y) in self.corners.items()},
+            "orientation_ok": self.orientation_ok,
+            "board": self.board,
+            "ms": round(self.ms, 1),
+        }
+
+
+class VisionPipeline:
+    """Stateful recognizer for one camera: keeps the board fit (tracking), White's side, colour model."""
+
+    def __init__(self, profile: dict | None = None, white_at: str | None = None) -> None:
+        if white_at is not None and white_at not in orient.SIDES:
+            raise ValueError(f"white_at must be one of {', '.join(orient.SIDES)}, not {white_at!r}")
+        self.white_at = white_at
+        self.model: ColourModel | None = None
+        self._fit: BoardFit | None = None
+        self._rotation: int | None = None  # decided rotation, kept while tracking
+        self._a1_xy: tuple[float, float] | None = None  # where a1 was last decided (image px)
+        if profile:
+            self._load_profile(profile)
+
+    # -- profile ----------------------------------------------------------------------------------
+    def _load_profile(self, profile: dict) -> None:
+        if not isinstance(profile, dict):
+            raise ValueError("profile must be a JSON object")
+        model = profile.get("colour_model")
+        if model is not None:
+            self.model = ColourModel.from_json(model)
+        if profile.get("white_at") and self.white_at is None:
+            if profile["white_at"] not in orient.SIDES:
+                raise ValueError(f"profile white_at {profile['white_at']!r} is not one of {orient.SIDES}")
+            self.white_at = profile["white_at"]
+        corners = profile.get("corners")
+        if corners and "a1" in corners:
+            self._a1_xy = (float(corners["a1"][0]), float(corners["a1"][1]))
+
+    def profile(self) -> dict:
+        """Plain data for calibration to save: colour model, caller's White side, last corners (a1 first)."""
+        corners = None
+        if self._fit is not None and self._rotation is not None:
+            pts = orient._img(self._fit.h, orient.rotation_corners(self._rotation))
+            corners = {n: [round(float(x), 2), round(float(y), 2)] for n, (x, y) in zip(CORNER_NAMES, pts, strict=True)}
+        return {
+            "vision_version": PROFILE_VERSION,
+            "colour_model": self.model.to_json() if self.model is not None else None,
+            "white_at": self.white_at,
+            "corners": corners,
+        }
+
+    # -- per frame --------------------------------------------------------------------------------
+    def reset_tracking(self) -> None:
+        self._fit = None
+
+    def _locate(self, frame: np.ndarray) -> tuple[BoardFit, bool]:
+        gray = to_gray(frame)
+        if self._fit is not None and check_fit(gray, self._fit):
+            return self._fit, True
+        fit = localize(gray)
+        if self._fit is not None:
+            # The board moved: forget the rotation unless the new fit sits where the old one did.
+            self._rotation = None
+        self._fit = fit
+        return fit, False
+
+    def process(self, frame: np.ndarray, t: float = 0.0) -> FrameResult:
+        """Recognize one BGR frame taken at time ``t`` (seconds)."""
+        t0 = time.perf_counter()
+        if frame is None or not isinstance(frame, np.ndarray) or frame.ndim not in (2, 3) or frame.size == 0:
+            return FrameResult(found=False, reason="not an image")
+        if frame.ndim == 2:
+            frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+        try:
+            fit, tracking = self._locate(frame)
+        except NotFound as exc:
+            self._fit = None
+            return FrameResult(found=False, reason=str(exc), ms=(time.perf_counter() - t0) * 1000)
+        res = self._read(frame, fit)
+        res.tracking = tracking
+        res.ms = (time.perf_counter() - t0) * 1000
+        return res
+
+    def _read(self, frame: np.ndarray, fit: BoardFit) -> FrameResult:
+        top = warp_lattice(frame, fit.h)
+        feat = features(top)
+        covered = covered_light_cells(feat, fit.bright_parity, fit.contrast)
+        hidden = hidden_dark_cells(covered, fit.bright_parity)
+        hand = bool(covered.sum() >= 2 or hidden.any())
+        vec = cell_vectors(feat, fit.bright_parity, ~covered)
+        if self.model is not None:
+            labels, conf = self.model.classify(vec)
+        else:
+            labels, conf = default_classify(vec, fit.contrast)
+        cells = dark_cells(fit.bright_parity)
+        k, known = self._decide_rotation(fit, cells, labels, hand)
+        ok = orient.a1_is_dark(k, fit.bright_parity)
+        # lattice dark cells -> observation order
+        index = {(int(i), int(j)): n for n, (i, j) in enumerate(cells)}
+        order = np.array([index[(int(i), int(j))] for i, j in orient.square_cells(k, ok)])
+        chars = CHARS[labels[order]]
+        chars[hidden[order]] = "?"
+        if self.model is not None and not hand:
+            self.model.update(vec, labels, conf)
+        pts = orient._img(fit.h, orient.rotation_corners(k))
+        corners = {n: (float(x), float(y)) for n, (x, y) in zip(CORNER_NAMES, pts, strict=True)}
+        return FrameResult(
+            found=True,
+            corners=corners,
+            orientation_ok=ok if known else None,
+            board="".join(chars),
+            hand=hand,
+            homography=image_to_topview(corners, TOPVIEW_SIZE),
+            confidence=np.where(hidden[order], 0.0, conf[order]),
+        )
+
+    def _decide_rotation(self, fit: BoardFit, cells: np.ndarray, labels: np.ndarray, hand: bool) -> tuple[int, bool]:
+        """(rotation, known): caller's side, else pieces, else remembered a1, else a default guess."""
+        if self.white_at is not None:
+            k = orient.from_image_side(fit.h, self.white_at)
+            self._remember(fit, k)
+            return k, True
+        if self._rotation is not None:
+            return self._rotation, True
+        k = None
+        if self._a1_xy is not None:
+            # The board is where it was when White's side was last decided (profile or earlier frame).
+            p = orient._img(fit.h, np.array([[0.0, 0.0], [1.0, 0.0]]))
+            k = orient.from_a1_point(fit.h, self._a1_xy, max_dist=2.0 * float(np.linalg.norm(p[1] - p[0])))
+        if k is None and not hand:
+            k = orient.from_pieces(cells, labels)
+        if k is None:
+            return orient.default_rotation(fit.h, fit.bright_parity), False
+        self._remember(fit, k)
+        return k, True
+
+    def _remember(self, fit: BoardFit, k: int) -> None:
+        self._rotation = k
+        a1 = orient._img(fit.h, orient.rotation_corners(k)[:1])[0]
+        self._a1_xy = (float(a1[0]), float(a1[1]))
+
+    # -- calibration ------------------------------------------------------------------------------
+    def learn_start_position(self, frame: np.ndarray) -> dict:
+        """Learn the colour model from a frame of the start position (all 32 labels known).
+
+        White's side comes from ``white_at`` if given, else from the pieces (default model). Returns a
+        report: ``ok``, ``reason``, ``agreement`` of the default model with the start position.
+        """
+        self.reset_tracking()
+        self._rotation = None
+        saved, self.model = self.model, None
+        res = self.process(frame)
+        if not res.found:
+            self.model = saved
+            return {"ok": False, "reason": res.reason}
+        if res.hand:
+            self.model = saved
+            return {"ok": False, "reason": "something covers the board"}
+        if res.orientation_ok is None:
+            self.model = saved
+            return {"ok": False, "reason": "cannot tell where White sits (set white_at)"}
+        assert self._fit is not None and self._rotation is not None
+        fit = self._fit
+        feat = features(warp_lattice(frame, fit.h))
+        vec = cell_vectors(feat, fit.bright_parity)
+        cells = dark_cells(fit.bright_parity)
+        index = {(int(i), int(j)): n for n, (i, j) in enumerate(cells)}
+        truth = np.zeros(32, dtype=np.int64)
+        ok = bool(res.orientation_ok)
+        for n, (i, j) in enumerate(orient.square_cells(self._rotation, ok)):
+            truth[index[(int(i), int(j))]] = ".wb".index(START_BOARD[n])
+        self.model = ColourModel.learn(vec, truth)
+        agreement = sum(a == b for a, b in zip(res.board, START_BOARD, strict=True)) / 32
+        return {"ok": True, "reason": None, "orientation_ok": res.orientation_ok, "agreement": agreement,
+                "corners": res.corners, "white_side": _side_of(res.corners) if res.corners else None}
+
+    def draw_overlay(self, frame: np.ndarray, res: FrameResult, highlight: list[str] | tuple = ()) -> np.ndarray:
+        from vision.overlay import draw_overlay
+
+        return draw_overlay(frame, res, highlight)
+
+
+def _side_of(corners: dict[str, tuple[float, float]]) -> str:
+    """Image side nearest White's edge (a1–h1), from the corners."""
+    mid = (np.asarray(corners["a1"]) + np.asarray(corners["h1"])) / 2
+    centre = np.mean([corners[n] for n in CORNER_NAMES], axis=0)
+    d = mid - centre
+    if abs(d[1]) >= abs(d[0]):
+        return "bottom" if d[1] > 0 else "top"
+    return "right" if d[0] > 0 else "left"
+
+
+__all__ = ["FrameResult", "VisionPipeline", "refine"]
