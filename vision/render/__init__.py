@@ -13,6 +13,7 @@ See docs/renderer.md for the model (board frame in mm, camera, distortion) and t
 from vision.render.camera import Camera
 from vision.render.geometry import SQUARE_NAMES, BoardGeometry
 from vision.render.params import HandPose, SceneParams, random_scene_params
+from vision.render.plane import random_camera, random_plane_pose, render_plane
 from vision.render.scene import Rendered, render_scene
 from vision.render.video import render_video
 
@@ -23,7 +24,10 @@ __all__ = [
     "HandPose",
     "Rendered",
     "SceneParams",
+    "random_camera",
+    "random_plane_pose",
     "random_scene_params",
+    "render_plane",
     "render_scene",
     "render_video",
 ]

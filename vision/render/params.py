@@ -105,17 +105,17 @@ def _pick(rng: np.random.Generator, options: tuple) -> tuple:
     return tuple(float(np.clip(c * rng.uniform(0.9, 1.1), 0, 255)) for c in base)
 
 
-def _fit_camera(
-    rng: np.random.Generator, size: tuple[int, int], geom: BoardGeometry, tilt: float, azimuth: float,
-    roll: float, fill: float, hfov: float, dist: np.ndarray,
+def fit_camera(
+    rng: np.random.Generator, K: np.ndarray, dist: np.ndarray, size: tuple[int, int], corners: np.ndarray,
+    tilt: float, azimuth: float, roll: float, fill: float,
 ) -> Camera:
-    """Place the camera so the playing area spans ``fill`` of the frame, then shift it randomly in frame."""
+    """Pose a camera (intrinsics ``K``, ``dist``) at ``tilt``/``azimuth``/``roll`` so that the planar
+    polygon ``corners`` (N, 3, z = 0) spans ``fill`` of the frame (its larger relative extent) and
+    sits at a random place in the frame with every corner inside it."""
     w, h = size
-    K = intrinsics(size, hfov, tuple(rng.uniform(-0.02, 0.02, 2) * np.array(size)))
-    cx, cy = geom.center_mm
-    target = np.array([cx, cy, 0.0])
-    corners = geom.playing_corners3d()
-    d = geom.playing_mm * K[0, 0] / (fill * min(w, h))
+    target = np.r_[np.asarray(corners, dtype=np.float64)[:, :2].mean(0), 0.0]
+    extent = float(np.max(np.ptp(np.asarray(corners)[:, :2], axis=0)))
+    d = extent * K[0, 0] / (fill * min(w, h))
     for _ in range(6):
         rvec, tvec = orbit_pose(target, d, tilt, azimuth, roll)
         p = Camera(K, np.zeros(5), rvec, tvec, size).project(corners)
@@ -191,7 +191,8 @@ def random_scene_params(
     if distortion:
         dist = np.array([rng.uniform(-0.35, 0.12), rng.uniform(-0.05, 0.12), rng.uniform(-0.002, 0.002),
                          rng.uniform(-0.002, 0.002), 0.0])
-    camera = _fit_camera(rng, size, geom, tilt, azimuth, roll, f, hfov, dist)
+    K = intrinsics(size, hfov, tuple(rng.uniform(-0.02, 0.02, 2) * np.array(size)))
+    camera = fit_camera(rng, K, dist, size, geom.playing_corners3d(), tilt, azimuth, roll, f)
     half = square * 0.08
     offsets = tuple((float(a), float(b)) for a, b in rng.uniform(-half, half, (32, 2)))
     glare = tuple(
