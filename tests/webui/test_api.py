@@ -67,14 +67,17 @@ def test_static_assets_are_served(client):
         assert client.get(f"/static/{name}").status_code == 200, name
 
 
-def test_board_svg_marks_alert_squares_with_a_symbol(client, companion):
+def test_board_svg_marks_alert_squares_and_the_last_move(client, companion):
     play_opening(companion)
     plain = client.get("/api/board.svg").get_data(as_text=True)
+    assert "<title>f6: last move</title>" in plain and "<title>e5: last move</title>" in plain
+    assert "missed capture" not in plain
     companion.flag("1", "missed_capture", ["d4", "e5"], "d4xf6 was compulsory")
-    r = client.get("/api/board.svg")
+    r = client.get("/api/board.svg?size=300")
     assert r.mimetype == "image/svg+xml"
     svg = r.get_data(as_text=True)
-    assert svg.startswith("<svg") and svg.count(">!<") == 2 and ">!<" not in plain
+    assert svg.startswith("<svg") and 'width="300"' in svg
+    assert "<title>d4: missed capture</title>" in svg and "<title>e5: missed capture</title>" in svg
 
 
 def test_frame_is_a_jpeg_or_204(client, companion):

@@ -49,7 +49,7 @@
       li.append(head);
       const side = a.side ? (a.side[0].toUpperCase() + a.side.slice(1)) + ': ' : '';
       if (a.message) li.append(el('p', side + a.message));
-      if (a.squares && a.squares.length) li.append(el('p', 'Squares (marked ! on the board): ' + a.squares.join(', ')));
+      if (a.squares && a.squares.length) li.append(el('p', 'Squares (crossed on the board): ' + a.squares.join(', ')));
       if (a.legal && a.legal.length) li.append(el('p', 'Legal: ' + a.legal.join(', ')));
       list.append(li);
     }
@@ -101,9 +101,6 @@
     ]);
     snapshot = s;
     if (svg) $('board').innerHTML = svg;
-    const marked = (s.alerts || []).length ? ' Squares with an alert are marked with an exclamation mark.' : '';
-    $('board').setAttribute('aria-label', 'Board picture, ' + (s.turn || '') + ' to move.' + marked +
-      ' Use the keyboard commands to read the position.');
     renderStatus(s); renderAlerts(s); renderMoves(s); renderControls(s);
     document.body.dataset.ready = 'true';
   });

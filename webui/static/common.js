@@ -38,6 +38,7 @@ const Dama = (() => {
       while (region.childElementCount > MAX_LIVE) region.firstElementChild.remove();
     }
     lastSaid = text;
+    document.body.dataset.announced = String(Number(document.body.dataset.announced || 0) + 1);
     const log = document.getElementById('log');
     if (log) {
       const li = document.createElement('li');
@@ -96,10 +97,10 @@ const Dama = (() => {
   }
 
   const STATE = {
-    no_board: ['⛶', 'Board not found'],
+    no_board: ['⊘', 'Board not found'],
     orientation_wrong: ['⟲', 'Board turned wrongly: a dark square must be at each player’s left (čl. 2.4)'],
-    hand: ['✋', 'Hand over the board'],
-    waiting: ['⏳', 'Waiting for a move'],
+    hand: ['☝', 'Hand over the board'],
+    waiting: ['◷', 'Waiting for a move'],
     capture_pending: ['✂', 'Capture under way: remove the captured pieces'],
     game_over: ['⚑', 'Game over'],
   };

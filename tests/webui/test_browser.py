@@ -1,0 +1,159 @@
+"""The dashboard in a real browser: headless Debian Chromium driven by Playwright, served by waitress.
+
+Moves and a violation are fed to the companion while the page is open; the page must show them live,
+announce them in its aria-live regions, log no console errors, pass axe-core without serious violations
+and be fully usable with the keyboard alone.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+from fake_companion import FakeCompanion
+from serving import serve
+
+from webui import create_app
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+AXE = Path(__file__).parent / "vendor" / "axe.min.js"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not os.path.exists(CHROMIUM):
+        pytest.skip("chromium is not installed (Debian package `chromium`; scripts/system-deps.sh installs it)")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright Python package is not installed")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def live(browser):
+    """A served dashboard, its companion and an open page that records console errors."""
+    companion = FakeCompanion()
+    app = create_app(companion, {"SSE_HEARTBEAT": 1.0, "FRAME_INTERVAL_MS": 200})
+    with serve(app) as url:
+        context = browser.new_context(viewport={"width": 1360, "height": 1000}, bypass_csp=True)
+        page = context.new_page()
+        errors: list[str] = []
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(url + "/")
+        page.wait_for_selector("body[data-ready=true]")
+        page.wait_for_selector("#conn[data-ok=true]")
+        yield companion, page, errors
+        context.close()
+        time.sleep(1.2)  # let the SSE thread notice the closed page (heartbeat) before the server stops
+
+
+def live_text(page, politeness: str) -> str:
+    return page.locator(f"#live-{politeness}").inner_text()
+
+
+def test_moves_and_alerts_appear_live(live, tmp_path):
+    companion, page, errors = live
+    for m in ("c3-d4", "f6-e5"):
+        companion.play("1", m, t=1.0)
+    page.wait_for_function("document.querySelector('#moves tbody').innerText.includes('f6-e5')")
+    assert page.locator("#moves tbody tr").first.inner_text().split() == ["1.", "c3-d4", "f6-e5"]
+    page.wait_for_function("document.querySelector('#live-polite').innerText.includes('Black: f6 to e5.')")
+    assert "White: c3 to d4." in live_text(page, "polite")
+
+    companion.flag("1", "missed_capture", ["d4", "e5"], "d4xf6 was compulsory")
+    page.wait_for_selector("#alerts[data-open=true]")
+    alert = page.locator("#alert-list .alert").inner_text()
+    assert "Missed capture — capturing is compulsory (čl. 4.1)" in alert and "d4, e5" in alert
+    page.wait_for_function("document.querySelector('#live-assertive').innerText.includes('missed capture')")
+    # the alert squares are marked on the board with a cross (rules.svg), not by colour alone
+    assert page.locator("#board svg g.highlight.missed").count() == 2
+
+    companion.set_status("1", hand=True, state="hand")
+    companion.set_status("1", board_found=False, state="no_board")
+    page.wait_for_selector("#status[data-state=no_board]")
+    assert "Board not found" in page.locator("#status").inner_text()
+    page.wait_for_function("document.querySelector('#live-assertive').innerText.includes('Board not found')")
+
+    page.wait_for_function("!document.querySelector('#camera').hidden")
+    shot = Path(os.environ.get("DAMA_WEBUI_SHOTS", tmp_path)) / "dashboard-test.png"
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 20_000
+    print(f"screenshot: {shot}")
+    assert errors == []
+
+
+def test_axe_finds_no_serious_violations(live):
+    companion, page, errors = live
+    companion.play("1", "c3-d4")
+    companion.play("1", "f6-e5")
+    companion.flag("1", "missed_capture", ["d4", "e5"], "d4xf6 was compulsory")
+    page.wait_for_selector("#alerts[data-open=true]")
+    page.add_script_tag(path=str(AXE))
+    for theme in ("light", "dark", "contrast"):
+        page.select_option("#pref-theme", theme)
+        result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+        serious = [f"{v['id']} ({v['impact']}): {v['help']} — {[n['target'] for n in v['nodes']][:3]}"
+                   for v in result["violations"] if v["impact"] in ("serious", "critical")]
+        assert serious == [], f"theme {theme}: {serious}"
+    assert errors == []
+
+
+def test_keyboard_alone_reads_the_position_and_uses_every_control(live):
+    companion, page, errors = live
+    for m in ("c3-d4", "f6-e5"):
+        companion.play("1", m)
+    page.wait_for_function("document.querySelector('#moves tbody').innerText.includes('f6-e5')")
+    page.locator("body").focus()
+
+    expected = {
+        "l": "Last move: move 1, Black, f6-e5.",
+        "4": "Rank 4: b4 empty, d4 white man, f4 empty, h4 empty.",
+        "x": "White to move must capture: d4xf6.",
+        "b": "Black: 12 men on",
+        "r": "Black: 12 men on",
+    }
+    for key, text in expected.items():
+        before = page.evaluate("Number(document.body.dataset.announced || 0)")
+        page.keyboard.press(key)
+        page.wait_for_function(f"Number(document.body.dataset.announced) > {before}")
+        assert page.locator("#live-polite p").last.inner_text().startswith(text), key
+
+    # the command field does the same for screen readers in forms mode
+    page.keyboard.press("Tab")
+    reached = []
+    for _ in range(40):
+        reached.append(page.evaluate("(() => { const e = document.activeElement;"
+                                     " return e.dataset.action || e.id || e.textContent.trim(); })()"))
+        page.keyboard.press("Tab")
+    for needed in ("pref-theme", "pref-large", "command", "new_game", "flip", "setup_from_camera", "accept",
+                   "takeback", "pdn-link", "camera-toggle"):
+        assert needed in reached, f"{needed} not reachable with Tab: {reached}"
+
+    page.focus("#command")
+    page.keyboard.type("rank 3")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('#live-polite p:last-child').innerText.startsWith('Rank 3')")
+
+    # Flip with Enter, take back with Space and confirm in the dialog with the keyboard
+    page.focus("button[data-action=flip]")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('#control-msg').innerText.length > 0")
+    assert companion.snapshot("1")["flipped"] is True
+    page.focus("button[data-action=takeback]")
+    page.keyboard.press("Space")
+    page.wait_for_selector("#confirm[open]")
+    page.keyboard.press("Tab")  # from Cancel to "Yes, do it"
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('#moves tbody').innerText.trim() === '1.\\tc3-d4'"
+                           " || !document.querySelector('#moves tbody').innerText.includes('f6-e5')")
+    assert [m["move"] for m in companion.snapshot("1")["moves"]] == ["c3-d4"]
+    assert page.evaluate("document.activeElement.dataset.action") == "takeback"
+    assert errors == []
