@@ -129,3 +129,17 @@ def test_set_command_names_the_square_and_checksum_matches():
     body = cmd_set("D4", SquareLed(LedState.ON, (0, 255, 0)))
     assert body == "set d4 on 00ff00"
     assert checksum(body.encode()) == int(encode_line(body)[-3:-1], 16)
+
+
+def test_wire_examples_in_the_protocol_document_carry_correct_checksums():
+    import re
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "serial-protocol.md").read_text()
+    lines = re.findall(r"^\s+(?:[<>] )?(\S[^*\n]*\*[0-9A-F]{2})$", doc, flags=re.M)
+    assert len(lines) >= 8
+    deliberately_bad = [line for line in lines if line == "set d4 on ff0000*00"]
+    assert len(deliberately_bad) == 1  # the session shows one corrupted line and its err reply
+    for line in lines:
+        if line not in deliberately_bad:
+            assert decode_line(line.encode()) == line[:-3]
