@@ -209,7 +209,7 @@ class Game:
     def _quiet_plies(self) -> int:
         """Plies at the end of the record without a man move, a capture or an accepted illegal change."""
         n = 0
-        before_positions = [self.start] + [m.position for m in self.moves[:-1]]
+        before_positions = list(self.positions())[:-1]
         for entry, before in zip(reversed(self.moves), reversed(before_positions), strict=True):
             if entry.illegal or entry.move is None or entry.move.is_capture:
                 break

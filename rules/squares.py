@@ -77,7 +77,7 @@ RAYS = _rays()
 PROMOTION_ROW = {True: sum(1 << s for s in range(28, 32)), False: sum(1 << s for s in range(4))}
 """Keyed by ``white``: the far row where a man becomes a king (čl. 3.5)."""
 
-MAIN_DIAGONAL = sum(1 << s for s in (0, 5, 10, 15, 16, 21, 26, 31))
+MAIN_DIAGONAL = sum(1 << s for s in range(32) if file_of(s) == rank_of(s))
 """a1 … h8, the main diagonal (čl. 2.3); matters for the draw rules of čl. 6.3–6.4."""
 
 
