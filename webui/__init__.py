@@ -27,6 +27,8 @@ DEFAULTS: dict[str, Any] = {
     # Milliseconds between two camera frames fetched by the page (only while the image is visible).
     "FRAME_INTERVAL_MS": 250,
     "TITLE": "Dáma companion",
+    # Language of the announcements in the aria-live region ("en" or "cs"), as `dama watch --speak`.
+    "ANNOUNCE_LANG": "en",
 }
 
 
@@ -39,6 +41,8 @@ def create_app(companion: CompanionLike, config: dict[str, Any] | None = None) -
     token = app.config["CONTROL_TOKEN"]
     if token is not None and (not isinstance(token, str) or len(token) < 8):
         raise ValueError("CONTROL_TOKEN must be a string of at least 8 characters (or None to leave controls open)")
+    if app.config["ANNOUNCE_LANG"] not in ("en", "cs"):
+        raise ValueError(f"ANNOUNCE_LANG must be 'en' or 'cs', not {app.config['ANNOUNCE_LANG']!r}")
     app.extensions["dama_companion"] = companion
 
     from webui import api, pages, security

@@ -7,6 +7,7 @@ import re
 from flask import Blueprint, Response, abort, current_app, jsonify, request, stream_with_context
 
 from webui import reading, sse
+from webui.announce import violation_title
 from webui.boardview import board_svg_for
 from webui.companion import companion, resolve_board
 from webui.security import require_token
@@ -26,9 +27,17 @@ def boards() -> Response:
 def state() -> Response:
     """The companion's snapshot of one board (``?board=``, optional when there is one board)."""
     board = resolve_board()
-    resp = jsonify(companion().snapshot(board))
+    snap = dict(companion().snapshot(board))
+    # each alert also carries its headline with the rule article, worded once here for every page
+    snap["alerts"] = [{**a, "title": _capital(violation_title(str(a.get("kind", ""))))}
+                      for a in snap.get("alerts") or []]
+    resp = jsonify(snap)
     resp.headers.update(NO_STORE)
     return resp
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 @bp.get("/events")
@@ -38,7 +47,8 @@ def events() -> Response:
     if board is not None:
         board = resolve_board(board)
     sub = companion().subscribe()
-    body = stream_with_context(sse.stream(sub, board, float(current_app.config["SSE_HEARTBEAT"])))
+    cfg = current_app.config
+    body = stream_with_context(sse.stream(sub, board, float(cfg["SSE_HEARTBEAT"]), cfg["ANNOUNCE_LANG"]))
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     return Response(body, mimetype="text/event-stream", headers=headers)
 

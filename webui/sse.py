@@ -14,7 +14,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from webui.announce import StatusAnnouncer, describe
+from board_io.announce import Announcer
 from webui.companion import Subscription
 
 RETRY_MS = 2000
@@ -27,20 +27,31 @@ def format_event(event: dict[str, Any], event_id: int | None = None) -> str:
     return f"{head}data: {data}\n\n"
 
 
-def annotate(event: dict[str, Any], status: StatusAnnouncer) -> dict[str, Any]:
-    """A copy of ``event`` with ``say`` and ``politeness`` for the aria-live region (when there is one)."""
-    said = status.describe(event) if event.get("event") == "status" else describe(event)
-    if said is None:
-        return event
-    out = dict(event)
-    out.setdefault("say", said[0])
-    out.setdefault("politeness", said[1])
-    return out
+class Annotator:
+    """Adds the announcement of each event for the page's aria-live region, one listener per board (so
+    status changes are said once per board, not every frame)."""
+
+    def __init__(self, lang: str = "en") -> None:
+        self.lang = lang
+        self._per_board: dict[Any, Announcer] = {}
+
+    def __call__(self, event: dict[str, Any]) -> dict[str, Any]:
+        key = event.get("board")
+        if key not in self._per_board:
+            self._per_board[key] = Announcer(self.lang)
+        said = self._per_board[key](event)
+        if said is None:
+            return event
+        out = dict(event)
+        out.setdefault("say", said.text)
+        out.setdefault("politeness", said.politeness)
+        out.setdefault("lang", self.lang)
+        return out
 
 
-def stream(sub: Subscription, board: str | None, heartbeat: float) -> Iterator[str]:
+def stream(sub: Subscription, board: str | None, heartbeat: float, lang: str = "en") -> Iterator[str]:
     """Yield SSE text for every event (of ``board`` if given) until the client goes away."""
-    status = StatusAnnouncer()
+    annotate = Annotator(lang)
     counter = 0
     try:
         yield f"retry: {RETRY_MS}\n: connected\n\n"
@@ -59,7 +70,7 @@ def stream(sub: Subscription, board: str | None, heartbeat: float) -> Iterator[s
             if board is not None and event.get("board", board) != board:
                 continue
             counter += 1
-            yield format_event(annotate(event, status), counter)
+            yield format_event(annotate(event), counter)
             last_sent = time.monotonic()
     finally:
         sub.close()

@@ -80,7 +80,7 @@ def test_moves_and_alerts_appear_live(live, tmp_path):
     companion.set_status("1", board_found=False, state="no_board")
     page.wait_for_selector("#status[data-state=no_board]")
     assert "Board not found" in page.locator("#status").inner_text()
-    page.wait_for_function("document.querySelector('#live-assertive').innerText.includes('Board not found')")
+    page.wait_for_function("document.querySelector('#live-assertive').innerText.includes('does not see the board')")
 
     page.wait_for_function("!document.querySelector('#camera').hidden")
     shot = Path(os.environ.get("DAMA_WEBUI_SHOTS", tmp_path)) / "dashboard-test.png"

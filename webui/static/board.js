@@ -10,13 +10,6 @@
   const $ = (id) => document.getElementById(id);
   let snapshot = null;
 
-  const ALERT_TITLES = {
-    missed_capture: 'Missed capture — capturing is compulsory (čl. 4.1)',
-    king_priority: 'King must capture — a king has priority over a man (čl. 4.14)',
-    incomplete_capture: 'Incomplete capture — the capture must be finished (čl. 4.13)',
-    illegal_move: 'Illegal move (čl. 5.4)',
-  };
-
   // ---- rendering --------------------------------------------------------------------------------
   function renderStatus(s) {
     const st = s.status || {};
@@ -45,7 +38,7 @@
       li.className = 'alert';
       const head = document.createElement('strong');
       head.innerHTML = '<span aria-hidden="true">⚠ </span>';
-      head.append(document.createTextNode(ALERT_TITLES[a.kind] || (a.kind || 'violation').replace(/_/g, ' ')));
+      head.append(document.createTextNode(a.title || (a.kind || 'violation').replace(/_/g, ' ')));
       li.append(head);
       const side = a.side ? (a.side[0].toUpperCase() + a.side.slice(1)) + ': ' : '';
       if (a.message) li.append(el('p', side + a.message));

@@ -28,12 +28,13 @@ const Dama = (() => {
 
   // Every announcement is appended as its own paragraph, so a screen reader speaks each one even when
   // several arrive close together; old ones are pruned so the region stays small.
-  function announce(text, politeness) {
+  function announce(text, politeness, lang) {
     if (!text) return;
     const region = document.getElementById(politeness === 'assertive' ? 'live-assertive' : 'live-polite');
     if (region) {
       const p = document.createElement('p');
       p.textContent = text;
+      if (lang) p.lang = lang;
       region.appendChild(p);
       while (region.childElementCount > MAX_LIVE) region.firstElementChild.remove();
     }
@@ -70,7 +71,7 @@ const Dama = (() => {
     es.onmessage = (msg) => {
       let event;
       try { event = JSON.parse(msg.data); } catch (e) { return; }
-      if (event.say) announce((labelBoards && event.board != null ? 'Board ' + event.board + ': ' : '') + event.say, event.politeness);
+      if (event.say) announce((labelBoards && event.board != null ? 'Board ' + event.board + ': ' : '') + event.say, event.politeness, event.lang);
       onEvent(event);
     };
     window.addEventListener('pagehide', () => es.close());
