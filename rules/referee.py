@@ -247,7 +247,7 @@ class Referee:
         routes = index.routes(move)
         if len(routes) == 1:
             return routes[0], None
-        seen = [r for r in routes if _contains_in_order(r.path[1:-1], self._hops)]
+        seen = [r for r in routes if _contains_in_order(r.path[1:], self._hops)]
         if len(seen) == 1 and self._hops:
             return seen[0], None
         chosen = (seen or routes)[0]
@@ -264,12 +264,16 @@ class Referee:
             "legal_moves": [{"path": m.path_names(), "captured": m.captured_names()} for m in finding.legal],
         }
         flagged = _Flagged(finding, event, illegal_position(before, obs, finding.side))
-        if self._violation is None:
-            self._violation = _OpenViolation(base)
-        self._violation.boards[obs.colours] = flagged
-        self._violation.current = obs.colours
+        v = self._violation
+        same = v is not None and _same_finding(v.flagged.finding, finding)
+        if v is None:
+            v = self._violation = _OpenViolation(base)
+        v.boards[obs.colours] = flagged
+        v.current = obs.colours
         self.state = VIOLATION
         self._pending_seen.clear()
+        if same:  # e.g. the man that captured against king priority now also took the piece off
+            return []
         self.game.add_comment(f"{finding.side.value} {finding.kind.replace('_', ' ')}: {finding.message}")
         return [event]
 
@@ -334,6 +338,11 @@ class Referee:
                 events.append({"event": "reminder", "kind": "crown", "squares": [name],
                                "message": f"crown the piece on {name} (čl. 3.6)"})
         return events
+
+
+def _same_finding(a: Finding, b: Finding) -> bool:
+    """The same broken rule said in the same words: one board on from the last, not a new violation."""
+    return (a.kind, a.side, a.message) == (b.kind, b.side, b.message)
 
 
 def _contains_in_order(path: tuple[int, ...], hops: list[int]) -> bool:

@@ -137,7 +137,7 @@ def classify(index: PositionIndex, obs: Observation) -> Finding:
                 "čl. 4.1", Move((start, end)))
         nodes = [n for n in _capture_nodes(pos, start) if n[0][-1] == end and set(n[1]) >= _set(gone_opp)]
         if nodes:
-            exact = [n for n in nodes if _set(n[1]) == _set(gone_opp)]
+            exact = [n for n in nodes if set(n[1]) == _set(gone_opp)]
             path, caps, going_on = (exact or nodes)[0]
             move = Move(path, caps)
             if not king and movegen.kings_can_capture(own & pos.kings, opp, own | opp):
@@ -164,19 +164,24 @@ def _set(bb: int) -> set[int]:
 
 
 def _out_of_turn(pos: Position, gone_opp: int, came_opp: int) -> Finding:
+    """Only the pieces of the side not to move changed."""
     side, other = pos.turn, pos.turn.opponent
+    colour = side_name(other).lower()
     if gone_opp.bit_count() == 1 and came_opp.bit_count() == 1:
-        what = f"{side_name(other)} moved {names(gone_opp)[0]}-{names(came_opp)[0]}"
-    elif gone_opp and not came_opp:
-        what = f"the {side_name(other).lower()} piece{'s' if gone_opp.bit_count() > 1 else ''} on " \
-               f"{', '.join(names(gone_opp))} {'were' if gone_opp.bit_count() > 1 else 'was'} taken off"
+        return Finding("illegal_move", other, squares_of(gone_opp) + squares_of(came_opp), [],
+                       f"{side_name(other)} moved {names(gone_opp)[0]}-{names(came_opp)[0]} although it was "
+                       f"{side_name(side)}'s turn (čl. 3.3)", "čl. 3.3")
+    if gone_opp and not came_opp:
+        many = gone_opp.bit_count() > 1
+        what = f"the {colour} piece{'s' if many else ''} on {', '.join(names(gone_opp))} " \
+               f"{'were' if many else 'was'} taken off without a capture"
     elif came_opp and not gone_opp:
-        what = f"a {side_name(other).lower()} piece appeared on {', '.join(names(came_opp))}"
+        what = f"a {colour} piece appeared on {', '.join(names(came_opp))}"
     else:
-        what = f"{side_name(other)}'s pieces changed (gone: {', '.join(names(gone_opp)) or 'none'}; " \
-               f"new: {', '.join(names(came_opp)) or 'none'})"
-    return Finding("illegal_move", other, squares_of(gone_opp | came_opp), [],
-                   f"{what} although it was {side_name(side)}'s turn (čl. 3.3)", "čl. 3.3")
+        what = f"{colour} pieces changed (gone from {', '.join(names(gone_opp))}; " \
+               f"appeared on {', '.join(names(came_opp))})"
+    return Finding("illegal_move", side, squares_of(gone_opp | came_opp), [],
+                   f"It was {side_name(side)}'s turn and {what} (čl. 5.4)", "čl. 5.4")
 
 
 def _wrong_move(pos: Position, index: PositionIndex, start: int, end: int, gone_opp: int,
@@ -187,35 +192,41 @@ def _wrong_move(pos: Position, index: PositionIndex, start: int, end: int, gone_
     king = bool((pos.kings >> start) & 1)
     hop = f"{SQUARE_NAMES[start]}-{SQUARE_NAMES[end]}"
     between = _on_diagonal(start, end)
+    own_between = [s for s in between or [] if (pos.own >> s) & 1]
+    landings = [n for n in _capture_nodes(pos, start) if n[0][-1] == end]
     squares = [start, end] + squares_of(gone_opp)
-    article = "čl. 5.4"
-    if gone_opp:
-        removed = ", ".join(names(gone_opp))
-        if between is not None and any((pos.own >> s) & 1 for s in between):
-            reason, article = "jumping its own piece is not allowed (čl. 4.7)", "čl. 4.7"
-        else:
-            reason = f"and {removed} {'were' if gone_opp.bit_count() > 1 else 'was'} taken off, " \
-                     "but that is not a capture the piece can make (čl. 4.2, 4.3)"
-            article = "čl. 4.2" if not king else "čl. 4.3"
-        text = f"{who} moved {hop} and removed {removed}: {reason}"
+    removed = ", ".join(names(gone_opp))
+    if own_between:
+        text = f"{who} moved {hop} over its own piece on {names(own_between)[0]}: jumping one's own pieces is " \
+               "not allowed (čl. 4.7)"
+        article = "čl. 4.7"
+    elif landings and gone_opp:
+        path, caps, _ = landings[0]
+        jumped = ", ".join(names(list(caps)))
+        text = f"{who} captured {'x'.join(names(list(path)))} jumping {jumped}, but took off {removed}: only the " \
+               "jumped pieces are taken off (čl. 4.11, 5.4)"
+        article = "čl. 4.11"
+    elif gone_opp:
+        text = f"{who} moved {hop} and took off {removed}, but that is not a capture the piece can make " \
+               f"(čl. {'4.3' if king else '4.2'})"
+        article = "čl. 4.3" if king else "čl. 4.2"
     elif between is None:
         text = f"{who} moved {hop}: pieces move along a diagonal (čl. 3.4, 3.9)"
         article = "čl. 3.4"
-    elif not king:
-        forward = end in [t for d in (WHITE_FORWARD_DIRS if side is Color.WHITE else BLACK_FORWARD_DIRS)
-                          for t in RAYS[start][d]]
-        if not forward:
-            text = f"{who} moved the man {hop} backwards: a man moves only forward (čl. 3.4)"
-        else:
-            text = f"{who} moved the man {hop} too far: a man moves one square diagonally forward (čl. 3.4)"
-        article = "čl. 3.4"
-    else:
+    elif king:
         text = f"{who} moved the king {hop} over an occupied square: a king moves over free squares only (čl. 3.9)"
         article = "čl. 3.9"
-    legal = captures or index.legal
+    else:
+        forward = any(end in RAYS[start][d] for d in (WHITE_FORWARD_DIRS if side is Color.WHITE else
+                                                      BLACK_FORWARD_DIRS))
+        how = "backwards: a man moves only forward" if not forward else \
+            "too far: a man moves one square diagonally forward"
+        text = f"{who} moved the man {hop} {how} (čl. 3.4)"
+        article = "čl. 3.4"
     if captures and not gone_opp:
         text += f"; besides, a capture was compulsory: {_legal_text(pos, captures)} (čl. 4.1)"
-    return Finding("illegal_move", side, squares, legal, text, article, Move((start, end), tuple(squares_of(gone_opp))))
+    return Finding("illegal_move", side, squares, captures or index.legal, text, article,
+                   Move((start, end), tuple(squares_of(gone_opp))))
 
 
 def _generic(pos: Position, index: PositionIndex, gone_own: int, came_own: int, gone_opp: int,
