@@ -30,7 +30,7 @@ def board_texture(params: SceneParams, rng: np.random.Generator, ppmm: float) ->
     sq = g.square_mm * ppmm
     big = int(np.ceil(sq * 3)) + 2
     ring_l, ring_d = rng.uniform(2.5, 6), rng.uniform(2.5, 7)
-    light = textures.wood(rng, (big, big), params.light_wood, ppmm, ring_mm=ring_l, contrast=rng.uniform(0.12, 0.3))
+    light = textures.wood(rng, (big, big), params.light_wood, ppmm, ring_mm=ring_l, contrast=rng.uniform(0.1, 0.24))
     dark = textures.wood(rng, (big, big), params.dark_wood, ppmm, ring_mm=ring_d, contrast=rng.uniform(0.15, 0.35))
     frame_tex = textures.wood(rng, (n, n), params.frame_wood, ppmm, ring_mm=rng.uniform(3, 8), contrast=0.3)
     img = np.empty((n, n, 3), dtype=np.uint8)

@@ -132,14 +132,59 @@ def draw_hand(renderer: SceneRenderer, canvas: np.ndarray, mask: np.ndarray, han
         z0 = max(0.0, z - discs * drawer.h * 0.6)
         col = renderer.piece_color(hand.holding, tx, ty, z0)
         drawer.draw(canvas, tx, ty, z0, discs, col, mask)
-    # arm and hand, far parts first; each capsule shaded as a cylinder (dark rim, lit middle)
+    # arm and hand, far parts first, flat colours into a layer; then rounded shading from the distance
+    # to the silhouette (a cylinder is dark at its rim), a light-facing gradient and soft edges
     gain_px = renderer.piece_color("w", tx, ty, z) / np.array(params.light_piece)
+    layer = np.zeros_like(canvas)
+    own = np.zeros(canvas.shape[:2], dtype=np.uint8)
     order = sorted(parts, key=lambda pr: -float(view.depth(((pr[0] + pr[1]) / 2)[None])[0]))
     for a, b, ra, rb, mat in order:
         base = np.array(params.skin if mat == "skin" else params.sleeve) * gain_px
         pa, pb = view.project(np.array([a, b]))
         sa = ra * view.f / max(view.depth(a[None])[0], 1)
         sb = rb * view.f / max(view.depth(b[None])[0], 1)
-        light_side = 1.0 + 0.25 * L[2]
-        for frac, shade in ((1.0, 0.62), (0.82, 0.8), (0.6, 0.95 * light_side), (0.32, 1.08 * light_side)):
-            _capsule(canvas, pa, pb, sa * frac, sb * frac, np.clip(base * shade, 0, 255), mask if frac == 1.0 else None)
+        _capsule(layer, pa, pb, sa, sb, np.clip(base, 0, 255), own)
+        if mat == "skin" and ra < 12:  # a finger: a faint crease where it overlaps its neighbour
+            _capsule_outline(layer, pa, pb, sa, sb, np.clip(base * 0.8, 0, 255))
+    ys, xs = np.nonzero(own)
+    if len(xs) == 0:
+        return
+    pad = 4
+    x0, x1 = max(0, xs.min() - pad), min(w, xs.max() + pad + 1)
+    y0, y1 = max(0, ys.min() - pad), min(h, ys.max() + pad + 1)
+    m = own[y0:y1, x0:x1]
+    dist = cv2.distanceTransform(m, cv2.DIST_L2, 3)
+    k = int(max(3, min(61, 0.6 * r_px(renderer, tx, ty, z))) // 2 * 2 + 1)
+    local = cv2.dilate(dist, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    rnd = np.sqrt(np.clip(dist / np.maximum(local, 1e-3), 0, 1))
+    # light from one side: brighter where the silhouette faces the light in the image
+    lp = view.project(np.array([[tx, ty, z], [tx + L[0] * 50, ty + L[1] * 50, z + L[2] * 50]]))
+    ld = lp[1] - lp[0]
+    ld = ld / max(np.linalg.norm(ld), 1e-6)
+    gy, gx = np.gradient(cv2.GaussianBlur(dist, (0, 0), 1.0))
+    facing = np.clip((gx * -ld[0] + gy * -ld[1]) * 0.5, -0.15, 0.15)
+    shade = (0.62 + 0.45 * rnd + facing * (1 - rnd))[..., None]
+    roi = layer[y0:y1, x0:x1].astype(np.float32) * shade
+    roi = cv2.GaussianBlur(roi, (0, 0), 0.7)
+    alpha = cv2.GaussianBlur(m.astype(np.float32) / 255.0, (0, 0), 0.6)[..., None]
+    dst = canvas[y0:y1, x0:x1].astype(np.float32)
+    canvas[y0:y1, x0:x1] = np.clip(dst * (1 - alpha) + roi * alpha, 0, 255).astype(np.uint8)
+    mask[y0:y1, x0:x1] = np.maximum(mask[y0:y1, x0:x1], m)
+
+
+def r_px(renderer: SceneRenderer, x: float, y: float, z: float) -> float:
+    """The arm's radius in pixels near (x, y, z)."""
+    view = renderer.view
+    return renderer.params.arm_radius_mm * view.f / max(view.depth(np.array([[x, y, z]]))[0], 1.0)
+
+
+def _capsule_outline(canvas, a2, b2, ra, rb, color) -> None:
+    d = b2 - a2
+    n = np.linalg.norm(d)
+    if n < 1e-3:
+        return
+    nrm = np.array([-d[1], d[0]]) / n
+    col = tuple(float(c) for c in color)
+    for sgn in (1, -1):
+        seg = np.array([a2 + sgn * nrm * ra, b2 + sgn * nrm * rb])
+        cv2.polylines(canvas, [np.round(seg * (1 << SHIFT)).astype(np.int32)], False, col, 1, cv2.LINE_AA, SHIFT)

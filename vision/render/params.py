@@ -16,7 +16,7 @@ from vision.render.textures import TABLE_KINDS
 
 BGR = tuple[float, float, float]
 
-LIGHT_WOODS: tuple[BGR, ...] = ((150, 200, 232), (170, 212, 238), (135, 182, 214), (110, 168, 212), (125, 190, 225))
+LIGHT_WOODS: tuple[BGR, ...] = ((160, 200, 226), (178, 208, 230), (140, 180, 210), (118, 165, 204), (150, 194, 222))
 DARK_WOODS: tuple[BGR, ...] = ((42, 66, 102), (40, 58, 118), (52, 86, 128), (32, 42, 58), (60, 95, 140))
 FRAME_WOODS: tuple[BGR, ...] = ((40, 62, 100), (60, 100, 150), (45, 70, 125), (90, 140, 190), (30, 40, 60))
 LIGHT_PIECES: tuple[BGR, ...] = ((205, 228, 242), (232, 238, 240), (160, 198, 225), (140, 190, 228), (190, 215, 230))
@@ -202,7 +202,7 @@ def random_scene_params(
     )
     table_kind = str(TABLE_KINDS[int(rng.integers(len(TABLE_KINDS)))])
     temp = rng.uniform(-1, 1)  # -1 warm tungsten .. +1 cool daylight/shade
-    tint = (1.0 + 0.12 * temp, 1.0, 1.0 - 0.10 * temp)
+    tint = (1.0 + 0.07 * temp, 1.0, 1.0 - 0.06 * temp)
     return SceneParams(
         camera=camera,
         geometry=geom,

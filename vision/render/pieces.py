@@ -94,16 +94,32 @@ class PieceDrawer:
         # top face, with concentric grooves and a faint sheen towards the light
         c_top = tuple(float(v) for v in np.clip(col, 0, 255))
         cv2.fillConvexPoly(canvas, _fx(pt), c_top, cv2.LINE_AA, SHIFT)
+        self._top_grain(canvas, x, y, z1, r - b, col)
         for g in range(self.grooves):
             rho = (r - b) * (0.78 - 0.22 * g)
             ring = view.project(_circle(x, y, rho, z1))
-            dark = tuple(float(v) for v in np.clip(col * 0.78, 0, 255))
-            lite = tuple(float(v) for v in np.clip(col * 1.08 + 6, 0, 255))
+            dark = tuple(float(v) for v in np.clip(col * 0.86, 0, 255))
+            lite = tuple(float(v) for v in np.clip(col * 1.05 + 4, 0, 255))
             cv2.polylines(canvas, [_fx(ring + 0.6)], True, lite, 1, cv2.LINE_AA, SHIFT)
             cv2.polylines(canvas, [_fx(ring)], True, dark, 1, cv2.LINE_AA, SHIFT)
         if mask is not None:
             hull = cv2.convexHull(_fx(np.vstack([pb, pt])))
             cv2.fillConvexPoly(mask, hull, 255, cv2.LINE_8, SHIFT)
+
+    def _top_grain(self, canvas, x: float, y: float, z: float, rho: float, col: np.ndarray) -> None:
+        """Faint wood grain across the top face: a few chords in one direction, fixed by the position."""
+        rng = np.random.default_rng([int(abs(x) * 10) + 7, int(abs(y) * 10) + 11])
+        ang = rng.uniform(0, np.pi)
+        d = np.array([np.cos(ang), np.sin(ang)])
+        nrm = np.array([-d[1], d[0]])
+        for off in np.sort(rng.uniform(-0.9, 0.9, int(rng.integers(3, 7)))) * rho:
+            half = np.sqrt(max(rho * rho - off * off, 0.0)) * 0.97
+            c = np.array([x, y]) + nrm * off
+            bend = rng.uniform(-0.08, 0.08) * rho
+            ts = np.linspace(-half, half, 7)
+            pts = np.array([[*(c + d * t + nrm * bend * (1 - (t / half) ** 2)), z] for t in ts])
+            tone = tuple(float(v) for v in np.clip(col * rng.uniform(0.93, 0.97), 0, 255))
+            cv2.polylines(canvas, [_fx(self.view.project(pts))], False, tone, 1, cv2.LINE_AA, SHIFT)
 
     def shadow(self, mask: np.ndarray, x: float, y: float, z0: float, height: float, scale: float = 1.0) -> None:
         """Add the drop shadow footprint of a stack (bottom at z0, ``height`` tall) to ``mask`` (float)."""

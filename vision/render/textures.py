@@ -40,7 +40,10 @@ def wood(
     warp += smooth_noise(rng, shape, (h_mm / 15 + 2, w_mm / 60 + 2)) * ring_mm * 0.6
     slope = rng.uniform(-0.05, 0.05)
     phase = (yy + warp + slope * xx) / ring_mm
-    rings = (0.5 + 0.5 * np.sin(2 * np.pi * phase)).astype(np.float32) ** 3.0
+    # irregular ring spacing and strength, thin dark latewood lines rather than a regular zebra
+    phase += smooth_noise(rng, shape, (h_mm / 6 + 2, w_mm / 40 + 2)) * 0.35
+    strength = 0.55 + 0.45 * np.clip(smooth_noise(rng, shape, (h_mm / 20 + 2, w_mm / 80 + 2)), -1, 1)
+    rings = (0.5 + 0.5 * np.sin(2 * np.pi * phase)).astype(np.float32) ** 5.0 * strength
     # fibres: noise stretched along the grain
     fib = smooth_noise(rng, shape, (h_mm * 1.2 + 2, w_mm / 25 + 2))
     fib2 = smooth_noise(rng, shape, (h_mm * 0.4 + 2, w_mm / 8 + 2))
@@ -61,9 +64,9 @@ def cloth(rng: np.random.Generator, shape: tuple[int, int], color_bgr, ppmm: flo
     pitch = rng.uniform(0.8, 2.0)
     weave = 0.5 + 0.25 * (np.sin(2 * np.pi * xx / pitch) * np.sin(2 * np.pi * yy / pitch))
     weave_amp = min(1.0, ppmm * pitch / 3.0)  # invisible (and aliasing) when a thread is under a pixel
-    folds = smooth_noise(rng, shape, (h / ppmm / 150 + 2, w / ppmm / 150 + 2))
+    folds = smooth_noise(rng, shape, (h / ppmm / 250 + 2, w / ppmm / 250 + 2))
     grain = smooth_noise(rng, shape, (h / 2 + 2, w / 2 + 2)) if ppmm > 0.5 else 0
-    v = 1.0 + 0.10 * folds + 0.06 * weave_amp * (weave - 0.5) + 0.03 * grain
+    v = 1.0 + 0.05 * folds + 0.06 * weave_amp * (weave - 0.5) + 0.03 * grain
     img = np.array(color_bgr, dtype=np.float32)[None, None, :] * v[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
 
@@ -86,27 +89,31 @@ def planks(rng: np.random.Generator, shape: tuple[int, int], color_bgr, ppmm: fl
 
 
 def clutter(rng: np.random.Generator, shape: tuple[int, int], color_bgr, ppmm: float) -> np.ndarray:
-    """Busy background: multi-scale colour blotches plus scattered objects (papers, cups, a phone)."""
+    """Busy desk: a stained, worn surface plus scattered everyday things (papers, books, cups, a phone)."""
     h, w = shape
     base = np.array(color_bgr, dtype=np.float32)
-    img = np.empty((h, w, 3), dtype=np.float32)
-    for c in range(3):
-        n = (
-            smooth_noise(rng, shape, (h / ppmm / 300 + 2, w / ppmm / 300 + 2)) * 0.15
-            + smooth_noise(rng, shape, (h / ppmm / 60 + 2, w / ppmm / 60 + 2)) * 0.08
-        )
-        img[..., c] = base[c] * (1 + n)
+    lum = (smooth_noise(rng, shape, (h / ppmm / 300 + 2, w / ppmm / 300 + 2)) * 0.10
+           + smooth_noise(rng, shape, (h / ppmm / 40 + 2, w / ppmm / 40 + 2)) * 0.05)
+    img = base[None, None, :] * (1 + lum[..., None])
+    for c in range(3):  # a little chroma variation, much weaker than the luminance
+        img[..., c] *= 1 + 0.025 * smooth_noise(rng, shape, (h / ppmm / 200 + 2, w / ppmm / 200 + 2))
+    muted = ((225, 228, 230), (205, 215, 220), (60, 70, 120), (120, 90, 60), (50, 50, 55), (140, 150, 120),
+             (90, 120, 150), (30, 30, 30))
     for _ in range(int(rng.integers(4, 10))):
-        col = tuple(float(v) for v in rng.uniform(20, 240, 3))
+        col = np.array(muted[int(rng.integers(len(muted)))], dtype=np.float32) * rng.uniform(0.85, 1.1)
         cx, cy = rng.uniform(0, w), rng.uniform(0, h)
-        if rng.random() < 0.5:
+        kind = rng.random()
+        if kind < 0.6:  # paper, book, phone
             rw, rh = rng.uniform(60, 300) * ppmm, rng.uniform(60, 300) * ppmm
-            box = ((cx, cy), (rw, rh), rng.uniform(0, 180))
-            cv2.fillConvexPoly(img, cv2.boxPoints(box).astype(np.int32), col, cv2.LINE_AA)
-        else:
-            r = int(rng.uniform(30, 60) * ppmm)
-            cv2.circle(img, (int(cx), int(cy)), r, col, -1, cv2.LINE_AA)
-            cv2.circle(img, (int(cx), int(cy)), max(1, int(r * 0.8)), tuple(v * 0.6 for v in col), -1, cv2.LINE_AA)
+            box = cv2.boxPoints(((cx, cy), (rw, rh), rng.uniform(0, 180)))
+            cv2.fillConvexPoly(img, np.round(box * 16).astype(np.int32), tuple(float(v) for v in col),
+                               cv2.LINE_AA, 4)
+        else:  # a cup or glass seen from above: rim, inside
+            r = rng.uniform(35, 50) * ppmm
+            c16 = (int(cx * 16), int(cy * 16))
+            cv2.circle(img, c16, int(r * 16), tuple(float(v) for v in col), -1, cv2.LINE_AA, 4)
+            cv2.circle(img, c16, int(r * 0.85 * 16), tuple(float(v) * 0.55 for v in col), -1, cv2.LINE_AA, 4)
+    img = cv2.GaussianBlur(img, (0, 0), max(0.5, 0.6 * ppmm))
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
