@@ -255,10 +255,10 @@ def _loose_move(position: Position, text: str) -> Move | None:
 
 def replay(raw: RawGame, draw_rules: DrawRules | None = None) -> Game:
     """Play a game's move text from its start position; PdnError at the first thing that is wrong."""
+    start = _start_position(raw)  # a wrong GameType or FEN says more than what follows from it
     if raw.errors:
         tok = raw.errors[0]
         raise PdnError(str(tok.value), raw.number, tok.line, tok.column)
-    start = _start_position(raw)
     tags = {k: v for k, v in raw.tags.items() if k not in ("GameType", "FEN", "SetUp")}
     game = Game(start, tags, draw_rules)
     pending: Token | None = None  # an illegal move waiting for a [%fen] comment that accepts it
