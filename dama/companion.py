@@ -76,7 +76,8 @@ class BoardSession:
 
     def __init__(self, board: str, bus: EventBus, *, vision: VisionLike, stabilizer: StabilizerLike,
                  referee_factory: Callable[[Position], RefereeLike] = default_referee,
-                 fen: str | None = None, source: str = "", t_offset: float = 0.0) -> None:
+                 fen: str | None = None, source: str = "", t_offset: float = 0.0,
+                 learn_start: bool = False, learn_attempts: int = 50) -> None:
         self.board = board
         self.bus = bus
         self.vision = vision
@@ -101,6 +102,9 @@ class BoardSession:
         self._result: Any = None
         self._frame_lock = threading.Lock()
         self.started = False
+        # Learn the colours from the start position on the first clear frames (no profile given).
+        self.learning = learn_start and hasattr(vision, "learn_start_position")
+        self.learn_attempts = learn_attempts
 
     # -- events ---------------------------------------------------------------------------------
     def emit(self, event: Event, t: float | None = None) -> Event:
@@ -136,15 +140,33 @@ class BoardSession:
         self._last_wall = now
         self.frames += 1
         result = self.vision.process(image, t)
+        if self.learning and getattr(result, "found", False) and not getattr(result, "hand", False):
+            self._learn(image, t)
+            result = self.vision.process(image, t)
         with self._frame_lock:
             self._frame, self._result = image, result
         found = bool(getattr(result, "found", False))
         hand = bool(getattr(result, "hand", False))
         board = getattr(result, "board", None) if found else None
-        stable = self.stabilizer.update(t, board or UNSEEN, hand or not found)
         self._update_status(found, getattr(result, "orientation_ok", None) if found else None, hand)
+        if self.learning:  # readings before the colours are learned would only make false alerts
+            return
+        stable = self.stabilizer.update(t, board or UNSEEN, hand or not found)
         if stable is not None and stable != self.observation and found:
             self.observe(stable, t)
+
+    def _learn(self, image: np.ndarray, t: float) -> None:
+        """One attempt to learn the piece colours from a view of the start position (čl. 2.8)."""
+        report = self.vision.learn_start_position(image)  # type: ignore[attr-defined]
+        self.learn_attempts -= 1
+        if report.get("ok"):
+            self.learning = False
+            self.emit({"event": "notice", "message": "piece colours learned from the start position "
+                       f"(the default model agreed on {round(100 * report.get('agreement', 0))}% of squares)"}, t)
+        elif self.learn_attempts <= 0:
+            self.learning = False
+            self.emit({"event": "notice", "message": "could not learn the piece colours from the start "
+                       f"position ({report.get('reason')}); using the default colours"}, t)
 
     def observe(self, observation: str, t: float) -> list[Event]:
         """Give the referee a stable board; journal it first so ``--resume`` can replay it."""

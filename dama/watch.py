@@ -90,14 +90,24 @@ def parse_host_port(text: str) -> tuple[str, int]:
 
 
 def real_vision(profile: str | None) -> VisionLike:
+    """The vision pipeline, built from a calibration profile file when one is given."""
     try:
         from vision.pipeline import VisionPipeline
     except ImportError as exc:
         raise WatchError(f"the vision pipeline is not available ({exc})") from None
+    data = None
+    if profile:
+        from calibration.profile import load_profile
+        from calibration.vision_adapter import pipeline_profile
+
+        try:
+            data = pipeline_profile(load_profile(profile))
+        except ValueError as exc:  # ProfileError names the file and the problem
+            raise WatchError(str(exc)) from None
     try:
-        return VisionPipeline(profile=profile)
-    except (OSError, ValueError) as exc:
-        raise WatchError(f"cannot use profile {profile!r}: {exc}") from None
+        return VisionPipeline(profile=data)
+    except ValueError as exc:
+        raise WatchError(f"--profile {profile}: {exc}") from None
 
 
 def real_stabilizer() -> StabilizerLike:
@@ -123,11 +133,17 @@ def optional_sinks(config: WatchConfig, notices: list[str]) -> list[Any]:
                 raise WatchError(f"--leds {config.leds}: {exc}") from None
     if config.speak or config.say:
         try:
-            from board_io.speech import SpeechSink  # type: ignore[import-not-found]
-        except ImportError:
-            notices.append("--speak/--say: speech output is not available yet; continuing without speech")
-        else:
-            sinks.append(SpeechSink(language=config.speak or "cs", command=config.say))
+            from board_io.speech import SpeechSink, TextSink
+        except ImportError as exc:
+            notices.append(f"--speak/--say: speech output is not available yet ({exc}); continuing without")
+            return sinks
+        if config.speak:
+            try:
+                sinks.append(SpeechSink(lang=config.speak))
+            except RuntimeError as exc:
+                raise WatchError(f"--speak: {exc}") from None
+        if config.say:
+            sinks.append(TextSink(lang=config.say))
     return sinks
 
 
@@ -244,8 +260,10 @@ def build(config: WatchConfig, notices: list[str]) -> tuple[Companion, BoardSess
 
     tags = {"Event": "dama watch", "Site": config.source, "Date": time.strftime("%Y.%m.%d"), **config.tags}
     companion = Companion(EventBus(), tags)
+    start = Position.start().fen()
     session = BoardSession(board, companion.bus, vision=vision, stabilizer=stabilizer,
-                           referee_factory=referee_factory, fen=fen, source=config.source)
+                           referee_factory=referee_factory, fen=fen, source=config.source,
+                           learn_start=not config.profile and not prior and fen in (None, start))
     if prior:
         session.replay(prior)
     companion.add(session)
@@ -254,7 +272,7 @@ def build(config: WatchConfig, notices: list[str]) -> tuple[Companion, BoardSess
     bus.add(PdnSink(pdn_path, board, tags, prior=prior), maxsize=100_000)
     if config.events:
         bus.add(EventsSink(config.events, board), maxsize=100_000)
-    if config.print_events:
+    if config.print_events and not config.say:  # --say prints the announcements instead
         bus.add(PrinterSink())
     for sink in [*optional_sinks(config, notices), *config.extra_sinks]:
         bus.add(sink)
