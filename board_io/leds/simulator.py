@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import signal
 import socket
 import tempfile
 import threading
@@ -184,7 +185,12 @@ class DeviceSimulator:
 
 
 def main(rgb: bool = True) -> int:
-    """Run a simulated board until Ctrl-C, printing its path and the frame whenever it changes."""
+    """Run a simulated board until Ctrl-C (or SIGTERM), printing its path and the frame when it changes."""
+
+    def terminate(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # leave through the context manager: the pty and its link are removed
+
+    signal.signal(signal.SIGTERM, terminate)
     with DeviceSimulator(rgb=rgb) as sim:
         print(f"simulated LED board on {sim.path}  (dama leds test --port {sim.path})", flush=True)
         shown = None
