@@ -29,7 +29,7 @@ def _parse_line(text: str) -> tuple[str, float | None]:
     """The board and the optional time; ValueError naming the problem."""
     fields = text.split()
     if len(fields) > 2:
-        raise ValueError(f"expected a 32-character board and an optional time, got {len(fields)} fields")
+        raise ValueError(f"expected a board of 32 characters and an optional time, got {len(fields)} fields")
     t = None
     if len(fields) == 2:
         try:
