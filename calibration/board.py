@@ -180,7 +180,7 @@ def orient_from_start(frame: np.ndarray, points: np.ndarray) -> OrientationRepor
     assert best is not None
     contrast, side, corners = best
     ok, square_contrast = rule_2_4(grey, corners)
-    return OrientationReport(white_side=side, corners=corners, rule_ok=ok,
+    return OrientationReport(white_side=white_side_of(corners), corners=corners, rule_ok=ok,
                              piece_contrast=contrast, square_contrast=square_contrast)
 
 

@@ -25,7 +25,7 @@ CLASSES = (".", "w", "b")
 CLASS_WORDS = {".": "empty", "w": "a light piece", "b": "a dark piece", "W": "a light king",
                "B": "a dark king", "?": "hidden"}
 DARK_SQUARES = tuple(f"{'abcdefgh'[f]}{r + 1}" for r in range(8) for f in range(8) if (f + r) % 2 == 0)
-MIN_SEPARATION = 1.5  # below this (mean distance / sum of spreads) squares get misread
+MAX_MARGIN_RATIO = 0.85  # a square this close to another class (own / other distance) is a warning
 
 
 def dark_square_samples(frame: np.ndarray, corners: dict[str, tuple[float, float]],
@@ -177,27 +177,55 @@ class LightingReport:
         return "lighting acceptable" if self.ok else "; ".join(self.problems)
 
 
+def worst_margin(model: ColourModel, dark: np.ndarray, labels: str = START) -> tuple[float, str]:
+    """How close the closest call is: max over squares of (distance to own class / to nearest other).
+
+    Below 1 every square is read right; near 1 a little more light drift will misread it. Returns
+    the ratio and the square's name.
+    """
+    means = model._array()
+    worst, where = 0.0, ""
+    for i, ch in enumerate(labels.lower()):
+        if ch not in CLASSES:
+            continue
+        d = np.linalg.norm(means - dark[i], axis=1)
+        own = d[CLASSES.index(ch)]
+        other = min(v for j, v in enumerate(d) if CLASSES[j] != ch)
+        ratio = float(own / max(other, 1e-9))
+        if ratio > worst:
+            worst, where = ratio, DARK_SQUARES[i]
+    return worst, where
+
+
 def lighting(frame: np.ndarray, corners: dict[str, tuple[float, float]], model: ColourModel | None,
-             light: np.ndarray | None = None) -> LightingReport:
-    """Too dark, blown out, uneven, or classes too close to tell apart: each named with its fix."""
+             light: np.ndarray | None = None, dark: np.ndarray | None = None) -> LightingReport:
+    """Too dark, glare on the wood, uneven, or squares close to misreading: each named with its fix.
+
+    Glare is measured on the light squares (always empty wood): highlights on the pieces' tops are
+    normal, a lamp reflected in the board is not.
+    """
     top = top_view(frame, corners)
     grey = cv2.cvtColor(top, cv2.COLOR_BGR2GRAY) if top.ndim == 3 else top
     brightness = float(grey.mean() * 100 / 255)
-    glare = float((grey >= 250).mean())
-    if light is None:
-        light = dark_square_samples(frame, corners)[1]
+    light_mask = np.zeros(grey.shape, bool)
+    for r in range(8):
+        for f in range(8):
+            if (f + r) % 2:
+                light_mask[(7 - r) * TOP_SQUARE:(8 - r) * TOP_SQUARE, f * TOP_SQUARE:(f + 1) * TOP_SQUARE] = True
+    glare = float((grey[light_mask] >= 250).mean())
+    if light is None or dark is None:
+        dark, light = dark_square_samples(frame, corners)
     unevenness = float(np.std(light[:, 0]) * 100 / 255)
     problems = []
     if brightness < 20:
         problems.append("the board is dark: add light")
     if glare > 0.02:
-        problems.append(f"{glare:.0%} of the board is blown out by glare: move the lamp or dim it")
+        problems.append(f"{glare:.0%} of the light squares are blown out by glare: move the lamp or dim it")
     if unevenness > 12:
         problems.append("the light is uneven across the board: light it from above or from both sides")
     if model is not None:
-        for name, sep in model.separation().items():
-            if sep < MIN_SEPARATION:
-                problems.append(f"{name} look alike (separation {sep:.1f}, want {MIN_SEPARATION}): "
-                                "more or whiter light helps")
+        ratio, square = worst_margin(model, dark)
+        if ratio > MAX_MARGIN_RATIO:
+            problems.append(f"{square} is close to being misread (contrast too low): more or whiter light helps")
     return LightingReport(ok=not problems, problems=problems, brightness=brightness,
                           unevenness=unevenness, glare=glare)

@@ -116,7 +116,7 @@ class CalibrationFlow:
         self.say(f"[1/5] Lens: show the printed pattern ({spec.cols}x{spec.rows} squares of "
                  f"{spec.square_mm:g} mm), or the board to skip this step")
         collector = ViewCollector(spec, target_views=self.opt.target_views)
-        seen = gone = 0
+        gone = 0
         for frame in frames:
             self.frames += 1
             if collector.image_size is None:
@@ -124,21 +124,23 @@ class CalibrationFlow:
             corners = find_pattern(frame, spec)
             if corners is None:
                 gone += 1
+                first.append(frame)  # maybe the board already: the next step gets these frames
                 if not collector.views and gone >= self.opt.pattern_wait:
                     self.say("      no pattern in view: lens step skipped (lens distortion not corrected)")
-                    first.append(frame)
                     return None
                 if collector.views and gone >= self.opt.pattern_gone:
-                    first.append(frame)
                     break
                 continue
             gone = 0
-            seen += 1
+            first.clear()
             offer = collector.add(corners)
             if offer.accepted:
                 self.say("      " + collector.progress())
             if collector.ready:
                 break
+        if not collector.views:
+            self.say("      no pattern in view: lens step skipped (lens distortion not corrected)")
+            return None
         if len(collector.views) < self.opt.min_views:
             self.say(f"      only {len(collector.views)} different views (need {self.opt.min_views}): "
                      "lens step skipped; move and tilt the pattern more next time")
@@ -260,7 +262,7 @@ class CalibrationFlow:
             self.say("      " + p.message)
         good = 32 - len(problems)
         self.say(f"      {good}/32 squares read correctly")
-        light_report = lighting(frame, corners, model, light)
+        light_report = lighting(frame, corners, model, light, dark)
         self.say("      " + light_report.message())
         checklist.append(CheckItem("pieces read correctly", not problems, f"{good}/32 squares"))
         checklist.append(CheckItem("lighting acceptable", light_report.ok, light_report.message()))

@@ -138,8 +138,10 @@ class ViewCollector:
 
     def hint(self) -> str:
         """The single most useful next thing for the user to do."""
-        if len(self.views) < 3:
+        if not self.views:
             return "hold the printed pattern flat in front of the camera, all of it visible"
+        if len(self.views) < 3:
+            return "good: now move it to other places and angles"
         missing = [_REGION_NAMES[r][c] for r in range(3) for c in range(3) if (c, r) not in self.covered]
         if missing:
             return "move the pattern toward the " + ", ".join(missing[:3]) + " of the picture"
