@@ -253,6 +253,33 @@ def _loose_move(position: Position, text: str) -> Move | None:
     return Move(tuple(squares), tuple(captured))
 
 
+def explain_illegal(position: Position, text: str) -> str | None:
+    """Why a written move is not legal, by the rule it breaks, or None when nothing specific is known."""
+    names = re.findall(r"[a-hA-H][1-8]", text)
+    if len(names) < 2:
+        return None
+    try:
+        squares = [parse_square(n) for n in names]
+    except ValueError:
+        return None
+    start, side = squares[0], position.turn
+    piece = position.piece_at(start)
+    if piece == ".":
+        return f"there is no piece on {names[0]}"
+    if (piece.lower() == "w") != (side is Color.WHITE):
+        return f"{names[0]} holds a {side.opponent.value} piece and {side.value} is to move"
+    captures = position.capture_sequences()
+    if not captures:
+        return None
+    if any(m.path[:len(squares)] == tuple(squares) for m in captures):
+        return "the capture is not complete: it must go on to the end (čl. 4.13)"
+    if not (position.kings >> start) & 1 and any((position.kings >> m.start) & 1 for m in captures):
+        return "a king can capture, so a king must capture (čl. 4.14)"
+    if not any(m.start == start for m in captures):
+        return "a capture is compulsory (čl. 4.1)"
+    return None
+
+
 def replay(raw: RawGame, draw_rules: DrawRules | None = None) -> Game:
     """Play a game's move text from its start position; PdnError at the first thing that is wrong."""
     start = _start_position(raw)  # a wrong GameType or FEN says more than what follows from it
@@ -313,7 +340,9 @@ def replay(raw: RawGame, draw_rules: DrawRules | None = None) -> Game:
                 move = game.position.parse_move(tok.text)
             except ValueError as exc:
                 pending = tok
-                pending_error = PdnError(f"illegal move: {exc}", raw.number, tok.line, tok.column, number, side,
+                why = explain_illegal(game.position, tok.text)
+                reason = f"illegal move: {why}; {exc}" if why else f"illegal move: {exc}"
+                pending_error = PdnError(reason, raw.number, tok.line, tok.column, number, side,
                                          tok.text)
                 continue
             entry = game.push(move)
