@@ -79,7 +79,7 @@ def test_collector_rejects_repeats_and_guides():
     assert not again.accepted and "too similar to view 1" in again.reason
     blank = np.full_like(frame, 128)
     assert "not found" in collector.offer(blank).reason
-    assert "hold the printed pattern" in collector.progress()
+    assert "other places and angles" in collector.progress()
     assert not collector.ready
     small = collector.offer(frame[:240, :320])
     assert not small.accepted and "640x480" in small.reason
