@@ -99,7 +99,7 @@ def test_an_accepted_illegal_move_is_written_with_its_fen_and_read_back():
     ('1. c3-d4 b6-c5 2. g3-h4 *', "game 1, line 1, column 19, move 2. g3-h4", "a capture is compulsory (čl. 4.1)"),
     ('1. b6-a5 *', "game 1, line 1, column 4, move 1. b6-a5", "b6 holds a black piece and white is to move"),
     ('[FEN "W:Wa1,Kh2:Bb2,d4,f6,g3"]\n1. a1xc3 *', "game 1, line 2, column 4, move 1. a1xc3", "(čl. 4.14)"),
-    ('[FEN "W:Wa1:Bb2,d4,f6"]\n1. a1xc3 *', "move 1. a1xc3", "the capture is not complete"),
+    ('[FEN "W:Wa1:Bb2,d4,f6"]\n1. a1xc3 *', "game 1, line 2, column 4, move 1. a1xc3", "the capture is not complete"),
     ('[GameType "20,W,10,10,N2,0"]\n1. 32-28 *', "game 1, line 1, column 1", "not Czech draughts"),
     ('[FEN "W:Wz9:Ba7"]\n*', "game 1, line 1, column 1", "bad FEN tag"),
     ('1. c3-d4 {never closed', "game 1, line 1, column 10", "never closed"),
