@@ -14,6 +14,7 @@ from vision.render.params import SceneParams
 from vision.render.view import View
 
 MAX_TEXTURE = 2048
+TABLE_TEXTURE = 1024
 
 
 def _ppmm(view: View, pts3: np.ndarray, extent_mm: float) -> float:
@@ -92,7 +93,8 @@ def _draw_table(params: SceneParams, view: View, rng: np.random.Generator) -> np
         x0, x1, y0, y1 = cx - 100, cx + 100, cy - 100, cy + 100
     extent = max(x1 - x0, y1 - y0)
     ppmm = _ppmm(view, np.array([[x0, y0, z], [x1, y0, z], [x1, y1, z], [x0, y1, z], [cx, cy, z]]), extent)
-    ppmm = min(ppmm, 1.5)  # the background never needs more, and big textures are slow
+    # the background never needs more, and big textures are slow (it is out of focus anyway)
+    ppmm = min(ppmm, 1.2, TABLE_TEXTURE / extent)
     tw, th = max(2, int((x1 - x0) * ppmm)), max(2, int((y1 - y0) * ppmm))
     tex = textures.table(rng, params.table_kind, (th, tw), params.table_color, ppmm)
     T = np.array([[1 / ppmm, 0, x0], [0, 1 / ppmm, y0], [0, 0, 1]])

@@ -99,6 +99,8 @@ def _capsule(canvas, a2, b2, ra, rb, color, mask=None) -> None:
 
 def draw_hand(renderer: SceneRenderer, canvas: np.ndarray, mask: np.ndarray, hand: HandPose) -> None:
     """Draw shadow, held piece and hand/arm of ``hand`` on the ideal ``canvas``; mark hand pixels in ``mask``."""
+    from vision.render.scene import apply_shadow
+
     view, params = renderer.view, renderer.params
     parts = arm_parts(hand, renderer)
     L = renderer.light
@@ -121,10 +123,7 @@ def draw_hand(renderer: SceneRenderer, canvas: np.ndarray, mask: np.ndarray, han
         _capsule(sh, pa, pb, sa, sb, (1.0,))
     scale = view.f / max(view.depth(np.array([[tx, ty, 0.0]]))[0], 1.0)
     sigma = max(0.8, (4.0 + 0.12 * z) * scale / q)
-    sh = cv2.GaussianBlur(sh, (0, 0), sigma)
-    sh = cv2.resize(sh, (w, h), interpolation=cv2.INTER_LINEAR)
-    gain = 1.0 - 0.55 * np.clip(sh, 0, 1)
-    canvas[:] = np.clip(canvas * gain[..., None], 0, 255).astype(np.uint8)
+    apply_shadow(canvas, cv2.GaussianBlur(sh, (0, 0), sigma), q, 0.55)
     # the held piece hangs between the fingertips
     if hand.holding:
         drawer = renderer.pieces
@@ -146,12 +145,12 @@ def draw_hand(renderer: SceneRenderer, canvas: np.ndarray, mask: np.ndarray, han
         _capsule(layer, pa, pb, sa, sb, np.clip(base, 0, 255), own)
         if mat == "skin" and ra < 12:  # a finger: a faint crease where it overlaps its neighbour
             _capsule_outline(layer, pa, pb, sa, sb, np.clip(base * 0.8, 0, 255))
-    ys, xs = np.nonzero(own)
-    if len(xs) == 0:
+    bx, by, bw, bh = cv2.boundingRect(own)
+    if bw == 0 or bh == 0:
         return
     pad = 4
-    x0, x1 = max(0, xs.min() - pad), min(w, xs.max() + pad + 1)
-    y0, y1 = max(0, ys.min() - pad), min(h, ys.max() + pad + 1)
+    x0, x1 = max(0, bx - pad), min(w, bx + bw + pad)
+    y0, y1 = max(0, by - pad), min(h, by + bh + pad)
     m = own[y0:y1, x0:x1]
     dist = cv2.distanceTransform(m, cv2.DIST_L2, 3)
     k = int(max(3, min(61, 0.6 * r_px(renderer, tx, ty, z))) // 2 * 2 + 1)

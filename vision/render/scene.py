@@ -120,10 +120,7 @@ class SceneRenderer:
             self.pieces.shadow(mask, x, y, z0, discs * self.pieces.h, scale=1.0 / q)
         sigma = max(0.6, 0.12 * self.pieces.r * self.view.f / max(self.view.depth(
             np.array([[*self.params.geometry.center_mm, 0.0]]))[0], 1.0) / q)
-        mask = cv2.GaussianBlur(mask, (0, 0), sigma)
-        mask = cv2.resize(mask, (w, h), interpolation=cv2.INTER_LINEAR)
-        gain = 1.0 - self.params.shadow_strength * np.clip(mask, 0, 1)
-        canvas[:] = np.clip(canvas * gain[..., None], 0, 255).astype(np.uint8)
+        apply_shadow(canvas, cv2.GaussianBlur(mask, (0, 0), sigma), q, self.params.shadow_strength)
 
     # -- frame ------------------------------------------------------------------------------------
     def frame(self, board: str, hand: HandPose | None = None, seed: int = 0) -> Rendered:
@@ -173,6 +170,26 @@ class SceneRenderer:
             ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, int(p.jpeg_quality)])
             img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
         return img
+
+
+def apply_shadow(canvas: np.ndarray, mask_q: np.ndarray, q: int, strength: float) -> None:
+    """Darken ``canvas`` by a blurred shadow mask drawn at 1/q resolution, touching only its bounding box."""
+    bx, by, bw, bh = cv2.boundingRect((mask_q > 1e-3).astype(np.uint8))
+    if bw == 0 or bh == 0:
+        return
+    h, w = canvas.shape[:2]
+    x0, y0 = max(0, bx - 1), max(0, by - 1)
+    x1, y1 = min(mask_q.shape[1], bx + bw + 1), min(mask_q.shape[0], by + bh + 1)
+    X0, Y0, X1, Y1 = x0 * q, y0 * q, min(w, x1 * q), min(h, y1 * q)
+    if X1 <= X0 or Y1 <= Y0:
+        return
+    # full-resolution pixel centres mapped into the quarter grid, as cv2.resize would do
+    mx = ((np.arange(X0, X1, dtype=np.float32) + 0.5) / q - 0.5)[None, :].repeat(Y1 - Y0, 0)
+    my = ((np.arange(Y0, Y1, dtype=np.float32) + 0.5) / q - 0.5)[:, None].repeat(X1 - X0, 1)
+    up = cv2.remap(mask_q, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    gain = 1.0 - strength * np.clip(up, 0, 1)
+    roi = canvas[Y0:Y1, X0:X1]
+    roi[:] = np.clip(roi * gain[..., None], 0, 255).astype(np.uint8)
 
 
 _RENDERERS: OrderedDict[str, SceneRenderer] = OrderedDict()
