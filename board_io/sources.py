@@ -5,7 +5,7 @@ for recorded material (frame index / fps), so a run is reproducible and latency 
 time; for live material it is monotonic time since the source was opened.
 
 Live sources (camera, URL) keep going when the picture is lost: they report ``lost``, reopen the device
-with exponential backoff (0.5 s doubling up to 8 s) and report ``restored``, so the game goes on after a
+with exponential backoff (0.5 s doubling up to 4 s) and report ``restored``, so the game goes on after a
 loose cable or a Wi-Fi drop. Recorded sources end with a clear ``ended`` message that says whether the
 file ended normally or early (truncated or corrupt). Problems that make a source unusable from the
 start (no such file, camera index that does not exist) raise :class:`SourceError` with a message meant
@@ -185,7 +185,7 @@ class LiveSource(FrameSource):
 
     def __init__(self, name: str, opener: Callable[[], Capture], *, on_status: StatusCallback | None = None,
                  clock: Callable[[], float] = time.monotonic, sleep: Callable[[float], None] = time.sleep,
-                 first_backoff: float = 0.5, max_backoff: float = 8.0, max_outage: float | None = None,
+                 first_backoff: float = 0.5, max_backoff: float = 4.0, max_outage: float | None = None,
                  failures_before_loss: int = 3) -> None:
         self.name = name
         self.opener = opener
