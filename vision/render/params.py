@@ -196,8 +196,8 @@ def random_scene_params(
     half = square * 0.08
     offsets = tuple((float(a), float(b)) for a, b in rng.uniform(-half, half, (32, 2)))
     glare = tuple(
-        (float(rng.uniform(0, 8 * square)), float(rng.uniform(0, 8 * square)), float(rng.uniform(15, 90)),
-         float(rng.uniform(0.15, 0.6)))
+        (float(rng.uniform(0, 8 * square)), float(rng.uniform(0, 8 * square)), float(rng.uniform(15, 70)),
+         float(rng.uniform(0.1, 0.4)))
         for _ in range(int(rng.integers(0, 3)))
     )
     table_kind = str(TABLE_KINDS[int(rng.integers(len(TABLE_KINDS)))])
