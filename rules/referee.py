@@ -162,8 +162,9 @@ class Referee:
     def _observe(self, obs: Observation, t: float | None) -> list[Event]:
         index = self._index
         if obs.colours == index.colours():
-            if self.state == CAPTURE_PENDING:
+            if self.state == CAPTURE_PENDING:  # the capture was taken back before it was finished
                 self.state = WAITING
+                self._hops.clear()
             return []
         move = index.results.get(obs.colours)
         if move is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rules.position import Color, Move, Position
+from rules.position import Move, Position
 from rules.squares import SQUARE_NAMES, squares_of
 
 OBSERVATION_CHARS = frozenset(".wbWB?")
@@ -82,12 +82,10 @@ class PositionIndex:
         self.position = position
         self.legal: list[Move] = position.legal_moves()
         self.sequences: list[Move] = position.capture_sequences()
-        white = position.turn is Color.WHITE
         self.results: dict[tuple[int, int], Move] = {}
         for m in self.legal:
             after = position.play(m)
             self.results[(after.white, after.black)] = m
-        self._white = white
         self._own = position.own
         self._opp = position.opp
 
