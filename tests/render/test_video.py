@@ -131,3 +131,17 @@ def test_empty_or_bad_script_is_rejected(tmp_path) -> None:
         render_video([], tmp_path / "x.mp4")
     with pytest.raises(ValueError, match="32 characters"):
         render_video([START, "w" * 31], tmp_path / "x.mp4", size=(64, 36))
+
+
+def test_capture_is_animated_piece_by_piece(tmp_path) -> None:
+    """c3xe5xg7: the capturer travels, then each captured piece leaves in its own hand visit."""
+    before = put("." * 32, c3="w", d4="b", f6="b", h8="b")
+    after = put("." * 32, g7="w", h8="b")
+    params = random_scene_params(np.random.default_rng(2), size=(96, 54))
+    truth = render_video([before, after], tmp_path / "cap", params=params, fps=6.0, hold_seconds=0.5)
+    distinct = list(dict.fromkeys(f["board"] for f in truth["frames"]))
+    lifted = put(before, c3=".")
+    landed = put(lifted, g7="w")
+    one_gone = put(landed, d4=".")
+    assert distinct == [before, lifted, landed, one_gone, after]
+    assert len(truth["hand"]) == 3  # three separate visits over the board

@@ -210,5 +210,6 @@ def renderer_for(params: SceneParams) -> SceneRenderer:
 
 def render_scene(board: str, params: SceneParams, hand: HandPose | None = None, seed: int = 0) -> Rendered:
     """Render one frame of ``board`` (32 chars of ``.wbWB``; W/B drawn as two stacked discs) in the scene
-    ``params``, with an optional hand. Same inputs → identical bytes. Raises ValueError on a bad board."""
+    ``params``, with an optional hand; ``seed`` picks the sensor noise of this frame. Same inputs →
+    identical bytes. Raises ValueError on a bad board."""
     return renderer_for(params).frame(board, hand, seed)
