@@ -156,7 +156,24 @@ def classify(index: PositionIndex, obs: Observation) -> Finding:
                     f"must go on: {_legal_text(pos, further or captures)} (čl. 4.13)", "čl. 4.13", move)
         return _wrong_move(pos, index, start, end, gone_opp, captures)
 
+    if not came_own and gone_opp.bit_count() == 1 and came_opp.bit_count() == 1:
+        found = _capture_out_of_turn(pos, gone_opp.bit_length() - 1, came_opp.bit_length() - 1, gone_own)
+        if found is not None:
+            return found
     return _generic(pos, index, gone_own, came_own, gone_opp, came_opp)
+
+
+def _capture_out_of_turn(pos: Position, start: int, end: int, gone_own: int) -> Finding | None:
+    """The side not to move captured (its piece jumped, pieces of the side to move gone)."""
+    other = pos.turn.opponent
+    flipped = Position(pos.white, pos.black, pos.kings, other)
+    for path, caps, _ in _capture_nodes(flipped, start):
+        if path[-1] == end and set(caps) >= _set(gone_own):
+            shown = "x".join(names(list(path)))
+            return Finding("illegal_move", other, [start, end] + squares_of(gone_own), [],
+                           f"{side_name(other)} captured {shown} although it was {side_name(pos.turn)}'s turn "
+                           "(čl. 3.3)", "čl. 3.3")
+    return None
 
 
 def _set(bb: int) -> set[int]:

@@ -153,3 +153,15 @@ def test_crown_reminder_once_and_only_when_crowns_are_visible() -> None:
 def test_malformed_observation(text: str, words: str) -> None:
     with pytest.raises(ValueError, match=words):
         Referee().observe(text)
+
+
+def test_capture_out_of_turn_names_the_side_that_moved() -> None:
+    ref = Referee(Position.from_fen("W:Wd4,a1:Be5,h8"))  # White to move (and must capture d4xf6)
+    board = edit(ref.position.board_string(), e5=".", d4=".", c3="b")  # Black plays e5xc3 instead
+    [v] = ref.observe(board)
+    assert v["kind"] == "illegal_move" and v["side"] == "black"
+    assert "Black captured e5xc3 although it was White's turn" in v["message"]
+    # White plays on from that board: it stands with White to move
+    events = ref.observe(edit(board, a1=".", b2="w"))
+    assert [e["event"] for e in events] == ["accepted", "move"]
+    assert events[0]["fen"] == "W:Wa1:Bc3,h8" and events[1]["move"] == "a1-b2"
