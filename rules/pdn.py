@@ -63,7 +63,7 @@ class Token:
 _SIGN = r"(?:!!|\?\?|!\?|\?!|!|\?|\*|\+\d*|=|-\d+|a\.l\.)"
 _PATTERNS = [
     ("tag", re.compile(r'\[\s*([A-Za-z0-9_]+)\s+"((?:[^"\\\n]|\\.)*)"\s*\]')),
-    ("number", re.compile(r"(\d+)\s*(\.\s*\.\s*\.|\.{1,3}|…)")),
+    ("number", re.compile(r"(\d+)\s*((?:\.\s*)+|…)")),  # "1.", "1...", "1. ...", "1…"
     ("result", re.compile(r"(1/2-1/2|1-0|0-1|2-0|0-2|1-1|\*)(?=\s|$|[\[{(;])")),
     ("move", re.compile(r"([a-zA-Z]\d+(?:\s*[-x:X]\s*[a-zA-Z]\d+)+)((?:" + _SIGN + r")*)")),
     ("nag", re.compile(r"\$(\d+)")),
@@ -150,7 +150,8 @@ def tokenize(text: str) -> list[Token]:
             value = m.group(2).replace('\\"', '"').replace("\\\\", "\\")
             tokens.append(Token("tag", m.group(0), line, col, (m.group(1), value)))
         elif kind == "number":
-            tokens.append(Token("number", m.group(0), line, col, (int(m.group(1)), m.group(2) != ".")))
+            black = m.group(2) == "…" or m.group(2).count(".") > 1
+            tokens.append(Token("number", m.group(0).strip(), line, col, (int(m.group(1)), black)))
         elif kind == "result":
             tokens.append(Token("result", m.group(1), line, col, _RESULT_ALIASES[m.group(1)]))
         elif kind == "move":

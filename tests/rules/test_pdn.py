@@ -162,3 +162,17 @@ def test_pydraughts_reads_a_set_up_game_with_black_to_move():
     ours = [m.notation for m in game.moves]
     # pydraughts 0.6 lists the first move of a Black-first game twice (draughts/PDN.py, _read); accept that
     assert theirs.moves in (ours, ours[:1] + ours)
+
+
+def test_cl_9_signs_attached_or_standing_alone_and_move_number_forms():
+    (game,) = read_games("1.c3-d4!! b6-a5 ?? 2.d4-e5 = f6xd4-1 3. e3xc5+1 d6xb4 a.l. $4 *\n")
+    assert [(m.notation, m.annotations) for m in game.moves] == [
+        ("c3-d4", ["!!"]), ("b6-a5", ["??"]), ("d4-e5", ["="]), ("f6xd4", ["-1"]), ("e3xc5", ["+1"]),
+        ("d6xb4", ["a.l."])]
+    assert game.moves[-1].nags == [4] and game.result is None
+    for text in ('[FEN "B:WKa1,c3:Bf6,h8"]\n1. ... f6-e5 2.c3-d4 e5xc3 1/2-1/2',
+                 '[FEN "B:WKa1,c3:Bf6,h8"]\n1…f6-e5 2 . c3-d4 2... e5xc3 1/2-1/2'):
+        (game,) = read_games(text)
+        assert [m.notation for m in game.moves] == ["f6-e5", "c3-d4", "e5xc3"] and game.result == "1/2-1/2"
+    with pytest.raises(PdnError, match="'!' stands before any move"):
+        read_games("! 1. c3-d4 *")
