@@ -77,10 +77,14 @@ def ensure_demo_video(folder: Path | None = None, *, show_progress: bool = True,
     try:
         render_video(boards, tmp, seed=seed, size=size, fps=fps, hold_seconds=hold_seconds,
                      progress=_progress_bar() if show_progress else None)
+        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
         truth = Path(tmp).with_suffix(".json")
         if truth.exists():
             os.replace(truth, path.with_suffix(".json"))
+        for old in folder.glob("demo-*"):  # videos of an older script or renderer are never used again
+            if old.stem != path.stem:
+                old.unlink(missing_ok=True)
     finally:
         for leftover in (Path(tmp), Path(tmp).with_suffix(".json")):
             if leftover.exists():
