@@ -21,6 +21,7 @@ from calibration.board import (
     label_corners,
     orient_from_start,
     rule_2_4,
+    top_view,
 )
 from calibration.colours import (
     ColourModel,
@@ -166,7 +167,15 @@ class CalibrationFlow:
                 return None
             frame = undistort(frame, self.camera)
             if self.opt.corners is not None:
-                return [frame], np.asarray(self.opt.corners, np.float64)
+                pts = np.asarray(self.opt.corners, np.float64)
+                if not self._board_visible(frame, pts, kept[-1] if kept else None):
+                    recent, kept = [], []
+                    continue
+                recent.append(pts)
+                kept.append(frame)
+                if len(kept) >= self.opt.stable_frames:
+                    return kept[-self.opt.stable_frames:], pts
+                continue
             pts = vision_adapter.find_board_points(frame)
             if pts is None:
                 recent, kept = [], []
@@ -183,6 +192,19 @@ class CalibrationFlow:
             if len(recent) == self.opt.stable_frames and _stable(recent, self.opt.stable_px):
                 return kept, np.mean(recent, axis=0)
         return None
+
+    @staticmethod
+    def _board_visible(frame: np.ndarray, pts: np.ndarray, previous: np.ndarray | None) -> bool:
+        """Manual corners: is a still checkerboard inside them (not the pattern, not a moving hand)?"""
+        named = label_corners(pts, "bottom")
+        _, contrast = rule_2_4(frame, named)
+        if abs(contrast) < 12:
+            return False
+        if previous is None:
+            return True
+        a = top_view(frame, named).astype(np.int16)
+        b = top_view(previous, named).astype(np.int16)
+        return float(np.mean(np.abs(a - b))) < 6.0
 
     def run(self, frames: Iterable[np.ndarray]) -> FlowResult:
         """The whole guided flow; never raises for a bad picture, it reports it in the checklist."""

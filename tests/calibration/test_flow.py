@@ -1,0 +1,139 @@
+"""The guided flow end to end on small rendered videos, through the `dama calibrate` command."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from calib_video import START, calibration_video
+
+from calibration.board import corner_error
+from calibration.live import LiveCalibration
+from calibration.profile import load_profile
+from calibration.undistort import undistort_points
+from dama.cli import main
+
+
+@pytest.fixture(scope="module")
+def video(tmp_path_factory):
+    path = tmp_path_factory.mktemp("video") / "calibration.avi"
+    truth = calibration_video(path, seed=1)
+    return path, truth
+
+
+@pytest.fixture(scope="module")
+def guided(video, tmp_path_factory):
+    path, truth = video
+    profile_path = tmp_path_factory.mktemp("profile") / "board1.json"
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = main(["calibrate", "--source", str(path), "--profile", str(profile_path), "--yes"])
+    return rc, out.getvalue(), profile_path, truth, path
+
+
+def test_guided_flow_passes_every_check(guided):
+    rc, text, profile_path, _, _ = guided
+    assert rc == 0, text
+    for step in ("[1/5] Lens", "[2/5] Board", "[3/5] Orientation", "[4/5] Colours", "[5/5] Check"):
+        assert step in text
+    for item in ("[x] board found", "[x] orientation correct", "[x] pieces read correctly",
+                 "[x] lighting acceptable", "[x] lens calibrated"):
+        assert item in text
+    assert "32/32 squares read correctly" in text
+    assert f"profile saved to {profile_path}" in text
+
+
+def test_profile_matches_the_rendered_camera_and_board(guided):
+    _, _, profile_path, truth, _ = guided
+    profile = load_profile(profile_path)
+    assert profile.camera is not None and profile.board is not None
+    fx, fy = profile.camera.focal
+    assert abs(fx / truth["camera"].K[0, 0] - 1) < 0.02 and abs(fy / truth["camera"].K[1, 1] - 1) < 0.02
+    assert profile.camera.rms < 0.5
+    # the profile's corners live in the undistorted picture: bring the renderer's there too
+    expected = {k: tuple(undistort_points(np.array([v]), profile.camera)[0]) for k, v in truth["corners"].items()}
+    assert corner_error(profile.board.corners, expected) < 2.0  # measured 1.45 px (docs/calibration.md)
+
+
+def test_saved_and_loaded_profile_recognise_identically(guided):
+    _, _, profile_path, truth, video_path = guided
+    import cv2
+
+    from calibration.flow import CalibrationFlow, Options
+
+    frames = []
+    cap = cv2.VideoCapture(str(video_path))
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            break
+        frames.append(frame)
+    fresh = CalibrationFlow("again", Options(), say=lambda line: None).run(frames).profile
+    from calibration.profile import save_profile
+
+    again = load_profile(save_profile(fresh, profile_path.with_name("again.json")))
+    a, b = LiveCalibration(fresh), LiveCalibration(again)
+    assert a.pipeline_profile() == b.pipeline_profile()
+    for frame in frames[-3:]:
+        pa, pb = a.prepare(frame), b.prepare(frame)
+        assert np.array_equal(pa, pb)
+        assert a.read(pa) == b.read(pb) == START
+
+
+def test_json_output_and_manual_corners(video, tmp_path, capsys):
+    path, truth = video
+    corners = " ".join(f"{x:.2f},{y:.2f}" for x, y in truth["corners"].values())
+    rc = main(["calibrate", "--source", str(path), "--profile", str(tmp_path / "m.json"), "--no-lens",
+               "--corners", corners, "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert data["saved"] == str(tmp_path / "m.json")
+    board = data["profile"]["board"]
+    assert board["source"] == "manual"
+    named = {k: tuple(v) for k, v in board["corners"].items()}
+    assert corner_error(named, truth["corners"]) < 0.01  # as typed, with 2 decimals
+    assert data["checklist"][0] == {"name": "board found", "ok": True, "detail": "manual corners"}
+    assert rc in (0, 1)  # without the lens step the distorted picture may read worse; the flow still ends
+
+
+def test_no_board_gives_a_clear_checklist(tmp_path, capsys):
+    from calib_video import write_video
+
+    grey = [np.full((120, 160, 3), 128, np.uint8)] * 20
+    path = write_video(tmp_path / "empty.avi", grey)
+    rc = main(["calibrate", "--source", str(path), "--profile", str(tmp_path / "x.json"), "--yes"])
+    text = capsys.readouterr().out
+    assert rc == 1
+    assert "no pattern in view: lens step skipped" in text
+    assert "[ ] board found: no steady view of the whole board" in text
+    assert not (tmp_path / "x.json").exists()
+
+
+def test_bad_arguments_are_messages_not_tracebacks(tmp_path, capsys):
+    assert main(["calibrate", "--source", str(tmp_path / "missing.mp4")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    assert main(["calibrate", "--source", "x.mp4", "--corners", "1,2,3"]) == 2
+    assert "eight numbers" in capsys.readouterr().err
+    (tmp_path / "bad.json").write_text("{}")
+    assert main(["calibrate", "show", "--profile", str(tmp_path / "bad.json")]) == 2
+    assert "not a dama profile" in capsys.readouterr().err
+
+
+def test_drift_adaptation_through_live_calibration(guided):
+    _, _, profile_path, _, video_path = guided
+    import cv2
+
+    live = LiveCalibration(load_profile(profile_path), rate=0.1, every=2)
+    cap = cv2.VideoCapture(str(video_path))
+    cap.set(cv2.CAP_PROP_POS_FRAMES, 18)
+    ok, frame = cap.read()
+    assert ok
+    image = (live.prepare(frame) * 0.85).astype(np.uint8)  # the lamp dimmed a little
+    before = list(live.model.means["."])
+    assert live.adapt(image, START) is False  # only every second call
+    assert live.adapt(image, START) is True
+    assert live.profile.colours["model"]["means"]["."] != before
+    assert live.adapt(image, "?" + START[1:]) is False
