@@ -355,9 +355,11 @@ def _pending_event(pos: Position, part: PartWay) -> Event:
     side = pos.turn
     route = part.move.full_notation()
     remaining = names(list(part.remaining))
+    todo = []
     if part.jumper != part.move.end:
-        todo = f"the piece stands on {SQUARE_NAMES[part.jumper]}, the capture ends on {SQUARE_NAMES[part.move.end]}"
-    else:
-        todo = "take off " + ", ".join(remaining)
+        where = "is still on" if part.jumper == part.move.start else "is on"
+        todo.append(f"the piece {where} {SQUARE_NAMES[part.jumper]} and ends on {SQUARE_NAMES[part.move.end]}")
+    if remaining:
+        todo.append("take off " + ", ".join(remaining))
     return {"event": "pending", "side": side.value, "move": route, "remaining": remaining,
-            "message": f"{side_name(side)} is capturing {route}: {todo}"}
+            "message": f"{side_name(side)} is capturing {route}: {'; '.join(todo)}"}

@@ -252,17 +252,14 @@ def _generic(pos: Position, index: PositionIndex, gone_own: int, came_own: int, 
     side, other = pos.turn, pos.turn.opponent
     own_word, opp_word = side_name(side).lower(), side_name(other).lower()
     parts = []
-    if gone_own:
-        parts.append(f"{own_word} pieces gone from {', '.join(names(gone_own))}")
-    if came_own:
-        parts.append(f"{own_word} pieces appeared on {', '.join(names(came_own))}")
-    if gone_opp:
-        parts.append(f"{opp_word} pieces gone from {', '.join(names(gone_opp))}")
-    if came_opp:
-        parts.append(f"{opp_word} pieces appeared on {', '.join(names(came_opp))}")
+    for colour, bb, verb in ((own_word, gone_own, "gone from"), (own_word, came_own, "appeared on"),
+                             (opp_word, gone_opp, "gone from"), (opp_word, came_opp, "appeared on")):
+        if bb:
+            many = bb.bit_count() > 1
+            parts.append(f"{colour} piece{'s' if many else ''} {verb} {', '.join(names(bb))}")
     text = f"It was {side_name(side)}'s turn, but no legal move explains the board: " + "; ".join(parts) + \
         " (čl. 5.4)"
-    violator = other if not (gone_own | came_own) else side
+    violator = other if came_opp and not came_own else side  # the colour that put a piece somewhere moved
     return Finding("illegal_move", violator, squares_of(gone_own | came_own | gone_opp | came_opp),
                    index.legal, text, "čl. 5.4")
 
