@@ -40,8 +40,9 @@
       head.innerHTML = '<span aria-hidden="true">⚠ </span>';
       head.append(document.createTextNode(a.title || (a.kind || 'violation').replace(/_/g, ' ')));
       li.append(head);
-      const side = a.side ? (a.side[0].toUpperCase() + a.side.slice(1)) + ': ' : '';
-      if (a.message) li.append(el('p', side + a.message));
+      const side = a.side ? (a.side[0].toUpperCase() + a.side.slice(1)) : '';
+      const said = a.message && side && !a.message.toLowerCase().startsWith(a.side) ? side + ': ' + a.message : a.message;
+      if (said) li.append(el('p', said));
       if (a.squares && a.squares.length) li.append(el('p', 'Squares (crossed on the board): ' + a.squares.join(', ')));
       if (a.legal && a.legal.length) li.append(el('p', 'Legal: ' + a.legal.join(', ')));
       list.append(li);
