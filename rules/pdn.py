@@ -208,7 +208,10 @@ _FEN_CMD = re.compile(r"\[%fen\s+([^\]]+)\]")
 def parse_time(text: str) -> float:
     """``h:mm:ss``, ``mm:ss`` or ``ss`` (seconds may have decimals) → seconds."""
     seconds = 0.0
-    for part in text.split(":"):
+    parts = text.split(":")
+    if len(parts) > 3 or not all(re.fullmatch(r"\d+(\.\d+)?", p) for p in parts):
+        raise ValueError(f"{text!r} is not a time (write h:mm:ss)")
+    for part in parts:
         seconds = seconds * 60 + float(part)
     return seconds
 
@@ -319,10 +322,13 @@ def replay(raw: RawGame, draw_rules: DrawRules | None = None) -> Game:
             text = _ELAPSED.sub("", _CLK.sub("", text)).strip()
             if game.moves:
                 last = game.moves[-1]
-                if clk:
-                    last.clock = parse_time(clk.group(1))
-                if elapsed:
-                    last.t = parse_time(elapsed.group(1))
+                try:
+                    if clk:
+                        last.clock = parse_time(clk.group(1))
+                    if elapsed:
+                        last.t = parse_time(elapsed.group(1))
+                except ValueError as exc:
+                    raise PdnError(f"bad time in a comment: {exc}", raw.number, tok.line, tok.column) from None
             if text:
                 game.add_comment(text)
             continue

@@ -6,6 +6,8 @@ from __future__ import annotations
 import random
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from rules import Color, Move, Position, parse_square
 from rules.game import Game
@@ -104,6 +106,8 @@ def test_an_accepted_illegal_move_is_written_with_its_fen_and_read_back():
     ('[FEN "W:Wz9:Ba7"]\n*', "game 1, line 1, column 1", "bad FEN tag"),
     ('1. c3-d4 {never closed', "game 1, line 1, column 10", "never closed"),
     ('1. c3-d4 b6-a5 2. hello *', "game 1, line 1, column 19", "cannot read 'hello'"),
+    ('1. c3-d4 {[%clk 1..2]} *', "game 1, line 1, column 10", "'1..2' is not a time"),
+    ('1. c3-d4 {[%fen W:Wa1,Ka1]} *', "game 1, line 1, column 10", "bad [%fen] in a comment"),
 ])
 def test_bad_input_names_the_game_the_place_and_the_reason(text, where, why):
     with pytest.raises(PdnError) as info:
@@ -176,3 +180,17 @@ def test_cl_9_signs_attached_or_standing_alone_and_move_number_forms():
         assert [m.notation for m in game.moves] == ["f6-e5", "c3-d4", "e5xc3"] and game.result == "1/2-1/2"
     with pytest.raises(PdnError, match="'!' stands before any move"):
         read_games("! 1. c3-d4 *")
+
+
+PIECES_OF_PDN = ["[", "]", "{", "}", "(", ")", '"', ";", "$", "!", "?", "*", "+", "=", "-", "x", ":", ".", "0",
+                 "1", "2", "9", "a", "c", "h", "K", "W", "B", " ", "\n", "/", "…", "c3-d4", "b6-a5", '[FEN "',
+                 "W:W", "1-0", "a.l.", "[%fen ", "{[%clk ", "]}", "0:01:02", "elapsed 1:2", "::", "1..2"]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(PIECES_OF_PDN), max_size=40).map("".join))
+def test_any_text_gives_games_or_a_pdn_error_never_a_traceback(text):
+    try:
+        read_games(text)
+    except PdnError as exc:
+        assert str(exc)
