@@ -333,7 +333,7 @@ class Referee:
             return []
         events = []
         for sq, crown in self._crowns.items():
-            if crown.owner is not mover and not crown.reminded and not (obs.crowned >> sq) & 1:
+            if crown.owner is not mover and not crown.reminded and not ((obs.crowned | obs.unknown) >> sq) & 1:
                 crown.reminded = True
                 name = SQUARE_NAMES[sq]
                 events.append({"event": "reminder", "kind": "crown", "squares": [name],

@@ -73,3 +73,32 @@ def test_random_games_with_part_way_captures(data) -> None:
         assert got["fen"] == pos.fen()
     assert ref.position == pos
     assert [m.move.key for m in ref.game.moves] == [m.key for m in played]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_random_games_with_corrected_mistakes(data) -> None:
+    """A piece put down by mistake is flagged once; the next legal board corrects it and counts as the move."""
+    draw = data.draw
+    ref = Referee()
+    pos = Position.start()
+    for _ in range(draw(st.integers(5, 60), label="plies")):
+        legal = pos.legal_moves()
+        if not legal or ref.state == "game_over":
+            break
+        move = legal[draw(st.integers(0, len(legal) - 1))]
+        if draw(st.booleans()):
+            chars = list(pos.board_string())
+            empty = [i for i, c in enumerate(chars) if c == "."]
+            chars[draw(st.sampled_from(empty))] = draw(st.sampled_from("wb"))
+            wrong = "".join(chars)
+            [violation] = ref.observe(wrong)
+            assert violation["event"] == "violation" and violation["kind"] == "illegal_move"
+            assert ref.observe(wrong) == []
+            pos = pos.play(move)
+            kinds = [e["event"] for e in ref.observe(pos.board_string())]
+            assert kinds[:2] == ["corrected", "move"] and set(kinds[2:]) <= {"game_over"}
+        else:
+            pos = pos.play(move)
+            assert ref.observe(pos.board_string())[0]["event"] == "move"
+        assert ref.position == pos
