@@ -183,7 +183,10 @@ class Referee:
             return self._corrected()
         move = base.results.get(obs.colours)
         if move is not None:
-            return self._corrected() + self._play(move, obs, t)
+            hops = self._hops  # a correction shown hop by hop still tells the route
+            events = self._corrected()
+            self._hops = hops
+            return events + self._play(move, obs, t)
         if obs.colours in v.boards:
             v.current = obs.colours
             return []
