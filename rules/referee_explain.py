@@ -7,15 +7,12 @@ that stands if the opponent plays on (čl. 5.7): :func:`illegal_position`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from rules import movegen
 from rules.position import Color, Move, Position
 from rules.referee_match import Observation, PositionIndex, names
-from rules.squares import PROMOTION_ROW, RAYS, SQUARE_NAMES, squares_of
-
-WHITE_FORWARD_DIRS = (0, 1)
-BLACK_FORWARD_DIRS = (2, 3)
+from rules.squares import BLACK_FORWARD, PROMOTION_ROW, RAYS, SQUARE_NAMES, WHITE_FORWARD, squares_of
 
 
 @dataclass
@@ -29,7 +26,6 @@ class Finding:
     message: str
     article: str
     move: Move | None = None
-    extra: dict = field(default_factory=dict)
 
 
 def side_name(color: Color) -> str:
@@ -44,19 +40,16 @@ def _capture_nodes(pos: Position, start: int) -> list[tuple[tuple[int, ...], tup
     own, opp = pos.own, pos.opp
     king = bool((pos.kings >> start) & 1)
     occ = (own | opp) & ~(1 << start)
-    dirs = range(4) if king else (WHITE_FORWARD_DIRS if white else BLACK_FORWARD_DIRS)
+    dirs = range(4) if king else (WHITE_FORWARD if white else BLACK_FORWARD)
     out: list[tuple[tuple[int, ...], tuple[int, ...], bool]] = []
 
     def jumps(sq: int, dead: int) -> list[tuple[int, int]]:
         found = []
         for d in dirs:
             ray = RAYS[sq][d]
-            if king:
-                i = 0
-                while i < len(ray) and not (occ >> ray[i]) & 1:
-                    i += 1
-            else:
-                i = 0
+            i = 0
+            while king and i < len(ray) and not (occ >> ray[i]) & 1:
+                i += 1  # a king flies to the first piece on the diagonal
             if i >= len(ray) - 1:
                 continue
             victim = ray[i]
@@ -85,7 +78,7 @@ def _quiet_ok(pos: Position, start: int, end: int) -> bool:
     """Is ``start``→``end`` a move the piece could make if capturing were not compulsory (čl. 3.4, 3.9)?"""
     king = bool((pos.kings >> start) & 1)
     occ = pos.white | pos.black
-    dirs = range(4) if king else (WHITE_FORWARD_DIRS if pos.turn is Color.WHITE else BLACK_FORWARD_DIRS)
+    dirs = range(4) if king else (WHITE_FORWARD if pos.turn is Color.WHITE else BLACK_FORWARD)
     for d in dirs:
         for t in RAYS[start][d]:
             if (occ >> t) & 1:
@@ -234,8 +227,8 @@ def _wrong_move(pos: Position, index: PositionIndex, start: int, end: int, gone_
         text = f"{who} moved the king {hop} over an occupied square: a king moves over free squares only (čl. 3.9)"
         article = "čl. 3.9"
     else:
-        forward = any(end in RAYS[start][d] for d in (WHITE_FORWARD_DIRS if side is Color.WHITE else
-                                                      BLACK_FORWARD_DIRS))
+        forward = any(end in RAYS[start][d] for d in (WHITE_FORWARD if side is Color.WHITE else
+                                                      BLACK_FORWARD))
         how = "backwards: a man moves only forward" if not forward else \
             "too far: a man moves one square diagonally forward"
         text = f"{who} moved the man {hop} {how} (čl. 3.4)"
