@@ -15,17 +15,22 @@ import numpy as np
 CELL = 24  # top-view pixels per square
 
 
-def _masks(cell: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _masks(cell: int) -> tuple[np.ndarray, ...]:
     yy, xx = np.mgrid[0:cell, 0:cell] + 0.5
     r = np.hypot(xx - cell / 2, yy - cell / 2) / cell
     centre = r < 0.26
-    corner = (np.minimum(xx, cell - xx) < 0.14 * cell) & (np.minimum(yy, cell - yy) < 0.14 * cell)
-    corner &= (np.minimum(xx, cell - xx) > 0.03 * cell) & (np.minimum(yy, cell - yy) > 0.03 * cell)
+    # Corner patches kept off the square's edges: a slightly misregistered grid must not bleed the
+    # neighbouring light squares in.
+    corner = (np.minimum(xx, cell - xx) < 0.2 * cell) & (np.minimum(yy, cell - yy) < 0.2 * cell)
+    corner &= (np.minimum(xx, cell - xx) > 0.08 * cell) & (np.minimum(yy, cell - yy) > 0.08 * cell)
     inner = (np.minimum(xx, cell - xx) > 0.12 * cell) & (np.minimum(yy, cell - yy) > 0.12 * cell)
-    return centre, corner, inner
+    ring = (r > 0.28) & (r < 0.47)
+    quadrant = (xx > cell / 2).astype(int) + 2 * (yy > cell / 2).astype(int)  # 0 TL, 1 TR, 2 BL, 3 BR
+    corners4 = np.stack([corner & (quadrant == q) for q in range(4)])
+    return centre, corner, inner, ring, corners4
 
 
-CENTRE_MASK, CORNER_MASK, INNER_MASK = _masks(CELL)
+CENTRE_MASK, CORNER_MASK, INNER_MASK, RING_MASK, CORNER4_MASKS = _masks(CELL)
 
 
 @dataclass
@@ -34,9 +39,11 @@ class CellFeatures:
 
     centre: np.ndarray  # (8, 8, 3) mean Lab of the centre disc
     corner: np.ndarray  # (8, 8, 3) median Lab of the corner patches
+    corners4: np.ndarray  # (8, 8, 4, 3) mean Lab of each corner patch (TL, TR, BL, BR)
     inner: np.ndarray  # (8, 8, 3) median Lab of the inner square (robust to a partial cover)
     spread: np.ndarray  # (8, 8) fraction of inner pixels far from the cell's median colour
     texture: np.ndarray  # (8, 8) std of L in the centre disc
+    ring: np.ndarray  # (8, 8) edge strength on the ring where a piece's rim lies, minus the corners'
 
 
 def warp_lattice(frame: np.ndarray, h_lattice: np.ndarray) -> np.ndarray:
@@ -57,9 +64,15 @@ def features(top_bgr: np.ndarray) -> CellFeatures:
     im = INNER_MASK.ravel()
     centre = cells[:, :, cm].mean(axis=2)
     corner = np.median(cells[:, :, km], axis=2)
+    corners4 = np.stack([cells[:, :, m.ravel()].mean(axis=2) for m in CORNER4_MASKS], axis=2)
     inner_px = cells[:, :, im]
     inner = np.median(inner_px, axis=2)
     dist = np.linalg.norm(inner_px - inner[:, :, None, :], axis=3)
     spread = (dist > 12.0).mean(axis=2)
     texture = cells[:, :, cm, 0].std(axis=2)
-    return CellFeatures(centre=centre, corner=corner, inner=inner, spread=spread, texture=texture)
+    gx = cv2.Sobel(lab, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(lab, cv2.CV_32F, 0, 1, ksize=3)
+    mag = np.sqrt((gx ** 2 + gy ** 2).sum(axis=2)) / 8.0
+    mcells = mag.reshape(8, CELL, 8, CELL).transpose(0, 2, 1, 3).reshape(8, 8, CELL * CELL)
+    ring = mcells[:, :, RING_MASK.ravel()].mean(axis=2) - np.median(mcells[:, :, km], axis=2)
+    return CellFeatures(centre=centre, corner=corner, corners4=corners4, inner=inner, spread=spread, texture=texture, ring=ring)

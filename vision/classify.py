@@ -20,7 +20,7 @@ import numpy as np
 from vision.cells import CellFeatures
 
 LABELS = (".", "w", "b")
-N_FEAT = 7
+N_FEAT = 8
 
 
 def dark_cells(bright_parity: int) -> np.ndarray:
@@ -53,13 +53,13 @@ def light_reference(feat: CellFeatures, bright_parity: int, light_ok: np.ndarray
 
 
 def cell_vectors(feat: CellFeatures, bright_parity: int, light_ok: np.ndarray | None = None) -> np.ndarray:
-    """(32, N_FEAT) features of the dark cells: centre − light ref (3), centre − own corners (3), texture."""
+    """(32, N_FEAT) dark-cell features: centre − light ref (3), centre − own corners (3), texture, rim edges."""
     ref = light_reference(feat, bright_parity, light_ok)
     cells = dark_cells(bright_parity)
     jj, ii = cells[:, 1], cells[:, 0]
     c = feat.centre[jj, ii]
     k = feat.corner[jj, ii]
-    return np.hstack([c - ref[jj, ii], c - k, feat.texture[jj, ii][:, None]])
+    return np.hstack([c - ref[jj, ii], c - k, feat.texture[jj, ii][:, None], feat.ring[jj, ii][:, None]])
 
 
 def _two_means(x: np.ndarray) -> tuple[float, float, float]:
@@ -77,18 +77,37 @@ def _two_means(x: np.ndarray) -> tuple[float, float, float]:
     return best
 
 
-def default_classify(vec: np.ndarray, board_contrast: float) -> tuple[np.ndarray, np.ndarray]:
-    """Labels (32,) in 0/1/2 (empty, light, dark) and confidences, with no learned model."""
-    contrast = max(board_contrast, 8.0)
-    # Bare dark-square colour relative to the light neighbours: board-wide robust estimate.
-    empty = np.median(vec[:, 0:3] - vec[:, 3:6], axis=0)  # corner − light ref
-    d_empty = np.linalg.norm(vec[:, 0:3] - empty, axis=1) + 0.6 * np.linalg.norm(vec[:, 3:6], axis=1)
-    score = d_empty / contrast + 0.02 * vec[:, 6]
-    thr, lo, hi = _two_means(score)
-    occ_thr = 0.3 if hi - lo < 0.25 else max(min(thr, 0.45), 0.2)
-    occupied = score > occ_thr
+def bare_dark_colour(feat: CellFeatures, bright_parity: int, light_ok: np.ndarray | None = None) -> np.ndarray:
+    """Colour of an empty dark square relative to its light neighbours: the mode of all corner patches.
+
+    Round pieces leave a square's corners bare in top view; at a steep angle a piece leans over its far
+    corners, but most of the 128 corner patches of the dark squares still show bare wood, so the densest
+    colour among them is the empty dark square.
+    """
+    ref = light_reference(feat, bright_parity, light_ok)
+    cells = dark_cells(bright_parity)
+    jj, ii = cells[:, 1], cells[:, 0]
+    pts = (feat.corners4[jj, ii] - ref[jj, ii][:, None, :]).reshape(-1, 3)
+    d = np.linalg.norm(pts[:, None] - pts[None], axis=2)
+    counts = (d < 6.0).sum(axis=1)
+    best = int(np.argmax(counts))
+    return pts[d[best] < 6.0].mean(axis=0)
+
+
+def default_classify(vec: np.ndarray, empty: np.ndarray, board_contrast: float) -> tuple[np.ndarray, np.ndarray]:
+    """Labels (32,) in 0/1/2 (empty, light, dark) and confidences, with no learned model.
+
+    ``empty`` is :func:`bare_dark_colour`. A cell is occupied when its centre is far from that colour;
+    occupied cells split into light and dark pieces by lightness.
+    """
+    x = vec[:, 0:3]
+    d = np.linalg.norm(x - empty, axis=1)
+    near = d[d < np.percentile(d, 25) + 4.0]
+    spread = float(np.sqrt(np.mean(near ** 2))) if len(near) else 3.0
+    thr = float(np.clip(2.5 * spread, 6.0, 0.25 * max(board_contrast, 30.0)))
+    occupied = d > thr
     labels = np.zeros(32, dtype=np.int64)
-    lightness = vec[:, 0]  # centre L − light-square L: ~0 for light pieces, ≈ dark square for dark
+    lightness = x[:, 0]
     mid = empty[0] / 2.0
     if occupied.sum() >= 4:
         t, l_lo, l_hi = _two_means(lightness[occupied])
@@ -96,7 +115,7 @@ def default_classify(vec: np.ndarray, board_contrast: float) -> tuple[np.ndarray
             mid = t
     labels[occupied & (lightness > mid)] = 1
     labels[occupied & (lightness <= mid)] = 2
-    conf = np.clip(np.abs(score - occ_thr) / 0.2, 0.0, 1.0)
+    conf = np.clip(np.abs(d - thr) / thr, 0.0, 1.0)
     return labels, conf
 
 
@@ -119,7 +138,7 @@ class ColourModel:
             mean[k] = sel.mean(axis=0)
             std[k] = sel.std(axis=0) if len(sel) > 1 else np.zeros(N_FEAT)
         # Floors: a few examples underestimate the spread; lighting changes during a game.
-        floor = np.array([3.0, 2.0, 2.0, 3.0, 2.0, 2.0, 1.5])
+        floor = np.array([3.0, 2.0, 2.0, 3.0, 2.0, 2.0, 1.5, 1.5])
         std = np.sqrt(std ** 2 + floor ** 2)
         return cls(mean=mean, std=std)
 

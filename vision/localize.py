@@ -24,6 +24,7 @@ from vision.quads import find_quads
 WORK_SIZE = 800  # longest side of the image the coarse search runs on
 MIN_CELLS = 10
 DEBUG = False
+OFF_IMAGE = -1.0e4  # grey level given to cells outside the frame
 
 
 @dataclass
@@ -107,28 +108,30 @@ def _window(small: np.ndarray, h: np.ndarray, fit) -> tuple[int, int]:
     px = 12
     t = np.array([[px, 0, -u0 * px], [0, px, -v0 * px], [0, 0, 1]], dtype=np.float64)
     warp = cv2.warpPerspective(small.astype(np.float32), t @ np.linalg.inv(h), (int(nu * px), int(nv * px)),
-                               flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=np.nan)
+                               flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=OFF_IMAGE)
     inner = warp.reshape(nv, px, nu, px)[:, 3:-3, :, 3:-3]
-    # Medians: a cell half hidden by a tall piece still shows its own colour. Off-image cells: NaN.
+    # Medians: a cell half hidden by a tall piece still shows its own colour. Off-image: OFF_IMAGE.
     means = np.median(inner.transpose(0, 2, 1, 3).reshape(nv, nu, -1), axis=2)  # (nv, nu)
     ii, jj = np.meshgrid(np.arange(nu) + u0, np.arange(nv) + v0)
     bright_cell = ((ii + jj) % 2) == fit.parity
     core = np.zeros_like(bright_cell)
     core[pad[1]: pad[1] + span[1], pad[0]: pad[0] + span[0]] = True
-    light = float(np.nanmedian(means[core & bright_cell]))
-    dark = float(np.nanmedian(means[core & ~bright_cell]))
+    seen = means > OFF_IMAGE / 2
+    light = float(np.median(means[core & bright_cell & seen]))
+    dark = float(np.median(means[core & ~bright_cell & seen]))
     contrast = max(light - dark, 1.0)
-    # A column of the board alternates light/dark along its length; a frame, the table or a
-    # shadow next to the board does not, however bright or dark it is.
-    sign = np.where(bright_cell, 1.0, -1.0)
-    along_v = np.nan_to_num(np.clip(sign[:-1] * (means[:-1] - means[1:]) / contrast, 0.0, 1.0), nan=0.0)
-    along_u = np.nan_to_num(np.clip(sign[:, :-1] * (means[:, :-1] - means[:, 1:]) / contrast, 0.0, 1.0), nan=0.0)
+    # Light squares are always empty: in the playing area every light-parity cell looks like the
+    # light squares found by the quads, and dark-parity cells mostly do not. Outside it (frame, table,
+    # markers) the two parities look alike, so a column there scores about zero.
+    q10, q90 = np.percentile(inner.transpose(0, 2, 1, 3).reshape(nv, nu, -1), [10, 90], axis=2)
+    like_light = ((np.abs(means - light) < 0.3 * contrast) & (q90 - q10 < 0.5 * contrast)).astype(np.float64)
+    cell_score = np.where(bright_cell, like_light, -like_light)
     # Choose columns using all detected rows, then rows using the chosen columns, then columns again.
     rng = [(pad[0], pad[0] + span[0]), (pad[1], pad[1] + span[1])]  # index ranges into the grid
     best = [int(lo[0]), int(lo[1])]
     for ax in (0, 1, 0):
         o_lo, o_hi = rng[1 - ax]
-        line = along_v[o_lo:o_hi - 1, :].mean(axis=0) if ax == 0 else along_u[:, o_lo:o_hi - 1].mean(axis=1)
+        line = cell_score[o_lo:o_hi, :].sum(axis=0) if ax == 0 else cell_score[:, o_lo:o_hi].sum(axis=1)
         origin = (u0, v0)[ax]
         starts = np.arange(min(lo[ax], hi[ax] - 7), max(lo[ax], hi[ax] - 7) + 1)
         scores = [line[s - origin: s - origin + 8].sum() for s in starts]

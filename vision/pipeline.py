@@ -20,7 +20,7 @@ import numpy as np
 
 from vision import orientation as orient
 from vision.cells import features, warp_lattice
-from vision.classify import ColourModel, cell_vectors, dark_cells, default_classify
+from vision.classify import ColourModel, bare_dark_colour, cell_vectors, dark_cells, default_classify
 from vision.geometry import CORNER_NAMES, START_BOARD, image_to_topview
 from vision.localize import BoardFit, NotFound, check_fit, localize, refine, to_gray
 from vision.occlusion import covered_light_cells, hidden_dark_cells
@@ -143,7 +143,7 @@ class VisionPipeline:
         if self.model is not None:
             labels, conf = self.model.classify(vec)
         else:
-            labels, conf = default_classify(vec, fit.contrast)
+            labels, conf = default_classify(vec, bare_dark_colour(feat, fit.bright_parity, ~covered), fit.contrast)
         cells = dark_cells(fit.bright_parity)
         k, known = self._decide_rotation(fit, cells, labels, hand)
         ok = orient.a1_is_dark(k, fit.bright_parity)
@@ -195,33 +195,44 @@ class VisionPipeline:
     def learn_start_position(self, frame: np.ndarray) -> dict:
         """Learn the colour model from a frame of the start position (all 32 labels known).
 
-        White's side comes from ``white_at`` if given, else from the pieces (default model). Returns a
-        report: ``ok``, ``reason``, ``agreement`` of the default model with the start position.
+        White's side comes from ``white_at`` if given; otherwise each of the four rotations is tried
+        and the one whose start-position labels form the tightest colour classes wins (light men,
+        dark men and the two empty middle ranks leave no doubt). Returns a report: ``ok``, ``reason``,
+        ``orientation_ok``, ``agreement`` (share of squares the uncalibrated model already read right).
         """
         self.reset_tracking()
         self._rotation = None
         saved, self.model = self.model, None
         res = self.process(frame)
-        if not res.found:
+        if not res.found or self._fit is None:
             self.model = saved
             return {"ok": False, "reason": res.reason}
         if res.hand:
             self.model = saved
             return {"ok": False, "reason": "something covers the board"}
-        if res.orientation_ok is None:
-            self.model = saved
-            return {"ok": False, "reason": "cannot tell where White sits (set white_at)"}
-        assert self._fit is not None and self._rotation is not None
         fit = self._fit
-        feat = features(warp_lattice(frame, fit.h))
-        vec = cell_vectors(feat, fit.bright_parity)
+        vec = cell_vectors(features(warp_lattice(frame, fit.h)), fit.bright_parity)
         cells = dark_cells(fit.bright_parity)
         index = {(int(i), int(j)): n for n, (i, j) in enumerate(cells)}
-        truth = np.zeros(32, dtype=np.int64)
-        ok = bool(res.orientation_ok)
-        for n, (i, j) in enumerate(orient.square_cells(self._rotation, ok)):
-            truth[index[(int(i), int(j))]] = ".wb".index(START_BOARD[n])
-        self.model = ColourModel.learn(vec, truth)
+
+        def truth_for(k: int) -> np.ndarray:
+            ok = orient.a1_is_dark(k, fit.bright_parity)
+            truth = np.zeros(32, dtype=np.int64)
+            for n, (i, j) in enumerate(orient.square_cells(k, ok)):
+                truth[index[(int(i), int(j))]] = ".wb".index(START_BOARD[n])
+            return truth
+
+        def cost(k: int) -> float:
+            # Tight classes, and the light men lighter than the dark ones (a half turn swaps them).
+            t = truth_for(k)
+            spread = float(sum(((vec[t == c] - vec[t == c].mean(axis=0)) ** 2).sum() for c in range(3)))
+            swapped = vec[t == 1, 0].mean() < vec[t == 2, 0].mean()
+            return spread + (1e9 if swapped else 0.0)
+
+        k = orient.from_image_side(fit.h, self.white_at) if self.white_at is not None else min(range(4), key=cost)
+        self._remember(fit, k)
+        self.model = ColourModel.learn(vec, truth_for(k))
+        res = self.process(frame)
         agreement = sum(a == b for a, b in zip(res.board, START_BOARD, strict=True)) / 32
         return {"ok": True, "reason": None, "orientation_ok": res.orientation_ok, "agreement": agreement,
                 "corners": res.corners, "white_side": _side_of(res.corners) if res.corners else None}

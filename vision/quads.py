@@ -8,6 +8,7 @@ hands simply do not appear; the lattice fit (``vision.lattice``) only needs a pa
 from __future__ import annotations
 
 import itertools
+import math
 
 import cv2
 import numpy as np
@@ -47,8 +48,13 @@ def _block_sizes(size: int) -> list[int]:
 
 
 def _approx_quad(contour: np.ndarray, area: float, erosion: int) -> np.ndarray | None:
-    """Four clockwise vertices if the blob is a convex, not too thin quadrilateral."""
+    """Four clockwise vertices if the blob is a convex, not too thin quadrilateral.
+
+    Called for thousands of blobs per frame: cheap scalar tests first, numpy only for survivors.
+    """
     peri = cv2.arcLength(contour, True)
+    if peri * peri > 40.0 * area:  # far from compact (a square has 16, a 50° foreshortened one ~20)
+        return None
     for eps in (0.04, 0.07):
         approx = cv2.approxPolyDP(contour, eps * peri, True)
         if len(approx) == 4:
@@ -58,19 +64,18 @@ def _approx_quad(contour: np.ndarray, area: float, erosion: int) -> np.ndarray |
     if not cv2.isContourConvex(approx):
         return None
     q = approx.reshape(4, 2).astype(np.float64)
-    hull_area = cv2.contourArea(approx.astype(np.float32))
-    if hull_area <= 0 or area / hull_area < 0.75:
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = q.tolist()
+    signed = 0.5 * ((x0 * y1 - x1 * y0) + (x1 * y2 - x2 * y1) + (x2 * y3 - x3 * y2) + (x3 * y0 - x0 * y3))
+    quad_area = abs(signed)
+    if quad_area <= 0 or area / quad_area < 0.75:
         return None
-    sides = np.linalg.norm(q - np.roll(q, -1, axis=0), axis=1)
-    if sides.min() < 0.25 * sides.max():
+    sides = [math.hypot(x1 - x0, y1 - y0), math.hypot(x2 - x1, y2 - y1), math.hypot(x3 - x2, y3 - y2),
+             math.hypot(x0 - x3, y0 - y3)]
+    if min(sides) < 0.25 * max(sides):
         return None
-    # Clockwise in image coordinates (y down): positive signed area in the shoelace sense.
-    x, y = q[:, 0], q[:, 1]
-    signed = 0.5 * np.sum(x * np.roll(y, -1) - np.roll(x, -1) * y)
-    if signed < 0:
+    if signed < 0:  # clockwise in image coordinates (y down)
         q = q[::-1]
     # Grow back by the erosion so vertices sit on the square's true corners (about one pixel).
-    centre = q.mean(axis=0)
-    d = q - centre
-    n = np.linalg.norm(d, axis=1, keepdims=True)
+    d = q - q.mean(axis=0)
+    n = np.sqrt((d * d).sum(axis=1, keepdims=True))
     return q + d / np.maximum(n, 1e-6) * 1.4 * erosion

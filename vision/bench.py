@@ -1,0 +1,260 @@
+"""`dama bench vision`: the vision figures on seeded rendered scenes and on the labelled real photos.
+
+    dama bench vision [--n 300] [--size 1280x720] [--seed 1] [--photos-only] [--no-photos]
+
+Every scene is a fresh random camera, board, light and table (``vision.render``); a fifth show the start
+position, the rest random mid-game positions with kings; some have a hand over the board and some are
+mirrored (a board placed with a light corner on the players' left, čl. 2.4). Each scene is read twice:
+uncalibrated (no profile) and calibrated (colour model learned from a start-position frame of the same
+scene, as ``dama calibrate`` would). Progress goes to stderr, figures to stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.geometry import CORNER_NAMES, START_BOARD
+from vision.pipeline import VisionPipeline
+
+PHOTO_LABELS = Path(__file__).resolve().parent.parent / "tests" / "data" / "photos"
+PHOTO_ROOT = Path("/work/shared/photos")
+
+
+def random_board(rng: np.random.Generator) -> str:
+    """A plausible mid-game observation: men off their own promotion row, a few kings."""
+    sq = np.full(32, ".", dtype="<U1")
+    free = list(rng.permutation(32))
+    for piece, n in (("w", int(rng.integers(1, 13))), ("b", int(rng.integers(1, 13))),
+                     ("W", int(rng.integers(0, 3))), ("B", int(rng.integers(0, 3)))):
+        placed = 0
+        for s in list(free):
+            if placed == n:
+                break
+            if (piece == "w" and s >= 28) or (piece == "b" and s < 4):
+                continue
+            sq[s] = piece
+            free.remove(s)
+            placed += 1
+    return "".join(sq)
+
+
+@dataclass
+class Tally:
+    """Running figures of one configuration."""
+
+    scenes: int = 0
+    found: int = 0
+    corner_err: list[float] = field(default_factory=list)
+    orient_total: int = 0
+    orient_right: int = 0
+    orient_unknown: int = 0
+    squares: int = 0
+    squares_right: int = 0
+    squares_right_colour: int = 0  # kings read as men count as right
+    boards_right: int = 0
+    boards_right_colour: int = 0
+    hands: int = 0
+    hands_seen: int = 0
+    false_hands: int = 0
+    ms_full: list[float] = field(default_factory=list)
+    ms_track: list[float] = field(default_factory=list)
+
+    def add_board(self, got: str, truth: str, occluded: str) -> None:
+        right = right_c = 0
+        for g, t, o in zip(got, truth, occluded, strict=True):
+            ok = g == t or (o == "1" and g == "?")
+            ok_c = ok or g.lower() == t.lower()
+            right += ok
+            right_c += ok_c
+        self.squares += 32
+        self.squares_right += right
+        self.squares_right_colour += right_c
+        self.boards_right += right == 32
+        self.boards_right_colour += right_c == 32
+
+    def lines(self, name: str) -> list[str]:
+        n = max(self.scenes, 1)
+        ce = np.array(self.corner_err) if self.corner_err else np.array([np.nan])
+        out = [
+            f"{name}: {self.scenes} scenes",
+            f"  board found            {100 * self.found / n:.2f} %",
+            f"  corner error           median {np.median(ce):.2f} px, worst {np.max(ce):.2f} px",
+            f"  orientation correct    {100 * self.orient_right / max(self.orient_total, 1):.2f} % of "
+            f"{self.orient_total} ({self.orient_unknown} undecided, counted wrong)",
+            f"  per-square accuracy    {100 * self.squares_right / max(self.squares, 1):.3f} % "
+            f"(kings as men: {100 * self.squares_right_colour / max(self.squares, 1):.3f} %)",
+            f"  boards fully correct   {100 * self.boards_right / n:.2f} % "
+            f"(kings as men: {100 * self.boards_right_colour / n:.2f} %)",
+        ]
+        if self.hands:
+            out.append(f"  hands detected         {self.hands_seen}/{self.hands}, false hands {self.false_hands}")
+        if self.ms_full:
+            out.append(f"  ms per frame           full detection median {np.median(self.ms_full):.1f} "
+                       f"(p95 {np.percentile(self.ms_full, 95):.1f}), tracking median "
+                       f"{np.median(self.ms_track):.1f} (p95 {np.percentile(self.ms_track, 95):.1f})")
+        return out
+
+
+def _corner_error(got: dict, truth: dict) -> float:
+    """Mean distance of the four corners, matched by position (orientation is scored separately)."""
+    g = np.array([got[k] for k in CORNER_NAMES], dtype=np.float64)
+    t = np.array([truth[k] for k in CORNER_NAMES], dtype=np.float64)
+    return float(min(np.linalg.norm(np.roll(g, r, axis=0) - t, axis=1).mean() for r in range(4)))
+
+
+def _mirror(image: np.ndarray, corners: dict, board: str, occluded: str) -> tuple:
+    """Mirror a scene left-right: the same board now has a light square in White's left corner."""
+    w = image.shape[1]
+    img = np.ascontiguousarray(image[:, ::-1])
+    # White's left corner is now the mirror of h1; name the corners as the pipeline does for a misplaced
+    # board (a1 = White's left corner, files counted from White's right), which keeps the board string.
+    c = {"a1": corners["h1"], "h1": corners["a1"], "h8": corners["a8"], "a8": corners["h8"]}
+    c = {k: (w - 1 - x, y) for k, (x, y) in c.items()}
+    return img, c, board, occluded
+
+
+def run_synthetic(n: int, size: tuple[int, int], seed: int) -> tuple[Tally, Tally]:
+    from vision.render import HandPose, random_scene_params, render_scene
+
+    rng = np.random.default_rng(seed)
+    calibrated, default = Tally(), Tally()
+    t0 = time.time()
+    for i in range(n):
+        params = random_scene_params(rng, size=size)
+        kind = rng.random()
+        board = START_BOARD if kind < 0.2 else random_board(rng)
+        hand = None
+        if rng.random() < 0.15:
+            from vision.geometry import SQUARE_NAMES
+
+            hand = HandPose(target_square=str(rng.choice(SQUARE_NAMES)), height_mm=float(rng.uniform(15, 80)))
+        mirrored = rng.random() < 0.1
+        r = render_scene(board, params, hand=hand, seed=i)
+        start = render_scene(START_BOARD, params, seed=10_000 + i)
+        image, corners, occluded = r.image, r.corners, r.occluded
+        start_img = start.image
+        if mirrored:
+            image, corners, board, occluded = _mirror(image, corners, board, occluded)
+            start_img = np.ascontiguousarray(start_img[:, ::-1])
+        for tally, calib in ((calibrated, True), (default, False)):
+            vp = VisionPipeline()
+            if calib:
+                vp.learn_start_position(start_img)
+                vp.reset_tracking()
+            t1 = time.perf_counter()
+            res = vp.process(image, 0.0)
+            ms_full = (time.perf_counter() - t1) * 1000
+            tally.scenes += 1
+            if hand is not None:
+                tally.hands += 1
+            if not res.found:
+                tally.add_board("?" * 32, board, "0" * 32)
+                tally.orient_total += 1
+                continue
+            tally.found += 1
+            t2 = time.perf_counter()
+            vp.process(image, 0.04)
+            tally.ms_full.append(ms_full)
+            tally.ms_track.append((time.perf_counter() - t2) * 1000)
+            tally.corner_err.append(_corner_error(res.corners, corners))
+            tally.hands_seen += hand is not None and res.hand
+            tally.false_hands += hand is None and res.hand
+            # Orientation is judged where it can be known: calibrated, or the start position.
+            if calib or board == START_BOARD:
+                tally.orient_total += 1
+                a1_ok = np.linalg.norm(np.subtract(res.corners["a1"], corners["a1"])) < 0.3 * np.linalg.norm(
+                    np.subtract(corners["a1"], corners["h1"])) / 8 * 8 / 8 * 8
+                if res.orientation_ok is None:
+                    tally.orient_unknown += 1
+                elif res.orientation_ok == (not mirrored) and a1_ok:
+                    tally.orient_right += 1
+            tally.add_board(res.board, board, occluded)
+        if (i + 1) % 10 == 0 or i + 1 == n:
+            print(f"  {i + 1}/{n} scenes, {time.time() - t0:.0f} s; calibrated: "
+                  f"{calibrated.squares_right}/{calibrated.squares} squares right", file=sys.stderr)
+    return calibrated, default
+
+
+def load_photo_labels(root: Path = PHOTO_LABELS) -> list[dict]:
+    """The hand-made labels of the real photos (see docs/vision.md)."""
+    out = []
+    for f in sorted(root.glob("*.json")):
+        data = json.loads(f.read_text(encoding="utf-8"))
+        data["_label_file"] = str(f)
+        out.append(data)
+    return out
+
+
+def run_photos(root: Path = PHOTO_ROOT) -> Tally | None:
+    labels = load_photo_labels()
+    if not labels or not root.is_dir():
+        return None
+    tally = Tally()
+    for lab in labels:
+        path = root / lab["image"]
+        image = cv2.imread(str(path))
+        if image is None:
+            continue
+        vp = VisionPipeline()
+        t1 = time.perf_counter()
+        res = vp.process(image)
+        ms = (time.perf_counter() - t1) * 1000
+        tally.scenes += 1
+        full = bool(lab.get("full_board", True))
+        if not full:
+            # Only part of a board in view: the right answer is "not found".
+            tally.found += not res.found
+            continue
+        if not res.found:
+            if lab.get("board"):
+                tally.add_board("?" * 32, lab["board"], "0" * 32)
+            continue
+        tally.found += 1
+        tally.ms_full.append(ms)
+        t2 = time.perf_counter()
+        vp.process(image)
+        tally.ms_track.append((time.perf_counter() - t2) * 1000)
+        tally.corner_err.append(_corner_error(res.corners, {k: tuple(v) for k, v in lab["corners"].items()}))
+        if lab.get("board"):
+            tally.add_board(res.board, lab["board"], "0" * 32)
+            if lab["board"] == START_BOARD or lab.get("white_known"):
+                tally.orient_total += 1
+                tally.orient_right += res.orientation_ok is True
+                tally.orient_unknown += res.orientation_ok is None
+    return tally
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="dama bench vision", description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=300, help="number of rendered scenes (default 300)")
+    ap.add_argument("--size", default="1280x720", help="frame size WxH (default 1280x720)")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the scene set (default 1)")
+    ap.add_argument("--no-photos", action="store_true", help="skip the real photos")
+    ap.add_argument("--photos-only", action="store_true", help="only the real photos")
+    args = ap.parse_args(argv or [])
+    try:
+        w, h = (int(v) for v in args.size.lower().split("x"))
+    except ValueError:
+        print(f"dama bench vision: --size must look like 1280x720, not {args.size!r}", file=sys.stderr)
+        return 2
+    cv2.setNumThreads(1)  # the figures are per core
+    print(f"dama bench vision  (seed {args.seed}, {w}x{h}, one OpenCV thread)")
+    if not args.photos_only:
+        calibrated, default = run_synthetic(args.n, (w, h), args.seed)
+        print("\n".join(calibrated.lines("rendered, calibrated (colour model from the start position)")))
+        print("\n".join(default.lines("rendered, uncalibrated (default model, no profile)")))
+    if not args.no_photos:
+        photos = run_photos()
+        if photos is None:
+            print("real photos: no labels or photos found")
+        else:
+            print("\n".join(photos.lines("real photos (labelled, uncalibrated)")))
+    return 0
