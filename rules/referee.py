@@ -146,7 +146,7 @@ class Referee:
         self._crown_history: list[dict[int, _Crown]] = []
         self._last: Observation | None = None
         self._enter(WAITING)
-        if self._outcome():
+        if self.game.outcome():
             self.state = GAME_OVER
 
     def _enter(self, state: str) -> None:
@@ -304,13 +304,8 @@ class Referee:
         self._enter(WAITING)
         return [{"event": "accepted", "fen": stands.fen(), "side": finding.side.value}] + self._check_end()
 
-    def _outcome(self) -> tuple[str, str, str] | None:
-        if not self.game.moves and self.position.legal_moves():
-            return None  # nothing to count yet (and the record's draw counters expect a move)
-        return self.game.outcome()
-
     def _check_end(self) -> list[Event]:
-        outcome = self._outcome()
+        outcome = self.game.outcome()
         if outcome is None:
             return []
         result, reason, article = outcome
