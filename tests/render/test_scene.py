@@ -159,3 +159,22 @@ def test_bad_hand_square_is_rejected() -> None:
     p = random_scene_params(np.random.default_rng(0), size=(64, 36))
     with pytest.raises(ValueError, match="dark square"):
         render_scene(START, p, hand=HandPose("d5", 40.0))
+
+
+def test_many_random_scenes_render_with_consistent_truth() -> None:
+    """Smoke over the parameter space (tables, frames, distortion, hands from every side)."""
+    rng = np.random.default_rng(0)
+    sides = ("auto", "white", "black", "left", "right")
+    for seed in range(30):
+        p = random_scene_params(np.random.default_rng(100 + seed), size=(128, 72), distortion=seed % 2 == 1)
+        board = "".join(rng.choice(list(".wbWB"), 32))
+        hand = None
+        if seed % 3:
+            hand = HandPose(SQUARE_NAMES[seed % 32], float(rng.uniform(10, 120)), None, sides[seed % 5])
+        r = render_scene(board, p, hand=hand, seed=seed)
+        assert r.image.shape == (72, 128, 3)
+        assert r.square_centers.shape == (32, 2) and len(r.occluded) == 32
+        c = np.array(list(r.corners.values()))
+        assert (c >= 0).all() and (c[:, 0] < 128).all() and (c[:, 1] < 72).all()
+        if hand is None:
+            assert not r.hand_mask.any() and r.occluded == "0" * 32

@@ -60,6 +60,13 @@ def board_texture(params: SceneParams, rng: np.random.Generator, ppmm: float) ->
             img[a0:a1, b0:b1] = np.clip(block * tone, 0, 255).astype(np.uint8)
     line = (25, 30, 35)
     lw = max(1, int(round(0.7 * ppmm)))
+    # veneer joints: every square edge shows as a faint dark seam, even without inlaid lines
+    seams = img.copy()
+    sw = max(1, int(round(0.35 * ppmm)))
+    for e in edges:
+        cv2.line(seams, (int(edges[0]), int(e)), (int(edges[-1]), int(e)), line, sw, cv2.LINE_AA)
+        cv2.line(seams, (int(e), int(edges[0])), (int(e), int(edges[-1])), line, sw, cv2.LINE_AA)
+    img = cv2.addWeighted(img, 0.7, seams, 0.3, 0)
     if params.border_lines:
         for e in edges:
             cv2.line(img, (int(edges[0]), int(e)), (int(edges[-1]), int(e)), line, lw, cv2.LINE_AA)
@@ -125,6 +132,28 @@ def _draw_box_sides(canvas: np.ndarray, params: SceneParams, view: View) -> None
                            cv2.LINE_AA, 4)
 
 
+def _board_shadow(canvas: np.ndarray, params: SceneParams, view: View) -> None:
+    """The board's soft shadow on the table (the board stands ``thickness`` above it)."""
+    from vision.render.pieces import light_vector
+    from vision.render.scene import apply_shadow
+
+    g = params.geometry
+    L = light_vector(params.light_azimuth_deg, params.light_elevation_deg)
+    lz = max(L[2], 0.2)
+    top = g.outer_corners3d(0.0)
+    drop = top - np.array([L[0] / lz, L[1] / lz, 1.0]) * g.thickness_mm
+    drop[:, 2] = -g.thickness_mm
+    bottom = g.outer_corners3d(-g.thickness_mm)
+    w, h = view.size
+    q = 4
+    mask = np.zeros((h // q + 1, w // q + 1), dtype=np.float32)
+    pts = view.project(np.vstack([drop, bottom])) / q
+    cv2.fillConvexPoly(mask, cv2.convexHull(np.round(pts * 16).astype(np.int32)), 1.0, cv2.LINE_AA, 4)
+    scale = view.f / max(view.depth(np.array([[*g.center_mm, 0.0]]))[0], 1.0)
+    apply_shadow(canvas, cv2.GaussianBlur(mask, (0, 0), max(0.7, (3 + 0.5 * g.thickness_mm) * scale / q)), q,
+                 params.shadow_strength * 0.8)
+
+
 def illumination(params: SceneParams, view: View) -> np.ndarray:
     """Per-pixel BGR gain (H, W, 3) float32: brightness gradient, vignetting and colour temperature."""
     w, h = view.size
@@ -142,6 +171,7 @@ def static_layer(params: SceneParams, view: View) -> tuple[np.ndarray, np.ndarra
     rng = np.random.default_rng(params.texture_seed)
     g = params.geometry
     canvas = _draw_table(params, view, rng)
+    _board_shadow(canvas, params, view)
     _draw_box_sides(canvas, params, view)
     x0, y0, x1, y1 = g.outer_rect()
     corners3 = g.outer_corners3d(0.0)
@@ -160,13 +190,17 @@ def static_layer(params: SceneParams, view: View) -> tuple[np.ndarray, np.ndarra
     canvas *= illum
     # glare: soft specular spots of the varnished board, clipped to its surface
     if params.glare:
-        spots = np.zeros((h, w), dtype=np.float32)
+        q = 4
+        spots = np.zeros((h // q + 1, w // q + 1), dtype=np.float32)
         for gx, gy, rad, strength in params.glare:
-            c = view.project(np.array([[gx, gy, 0.0]]))[0]
-            rpx = max(2.0, rad * view.f / max(view.depth(np.array([[gx, gy, 0.0]]))[0], 1))
-            if -3 * rpx < c[0] < w + 3 * rpx and -3 * rpx < c[1] < h + 3 * rpx:
-                cv2.circle(spots, (int(c[0]), int(c[1])), int(rpx), float(strength), -1, cv2.LINE_AA)
-        spots = cv2.GaussianBlur(spots, (0, 0), max(1.0, float(np.mean([s[2] for s in params.glare])) * 0.3
-                                                        * view.f / 1000))
+            p3 = np.array([[gx, gy, 0.0]])
+            c = view.project(p3)[0] / q
+            rpx = max(1.0, rad * view.f / max(view.depth(p3)[0], 1.0) / q)
+            if -3 * rpx < c[0] < w / q + 3 * rpx and -3 * rpx < c[1] < h / q + 3 * rpx:
+                one = np.zeros_like(spots)
+                cv2.circle(one, (int(c[0] * 16), int(c[1] * 16)), int(rpx * 0.6 * 16), float(strength), -1,
+                           cv2.LINE_AA, 4)
+                spots += cv2.GaussianBlur(one, (0, 0), max(0.8, rpx * 0.4))
+        spots = cv2.resize(spots, (w, h), interpolation=cv2.INTER_LINEAR)
         canvas += (spots * a[..., 0] * 255.0)[..., None]
     return np.clip(canvas, 0, 255).astype(np.uint8), illum

@@ -78,6 +78,23 @@ def arm_parts(hand: HandPose, renderer: SceneRenderer) -> list[tuple[np.ndarray,
     return parts
 
 
+NEAR_MM = 40.0
+
+
+def _clip(view, a: np.ndarray, b: np.ndarray, ra: float, rb: float):
+    """Clip a capsule's axis to the part at least NEAR_MM in front of the camera (None if nothing is)."""
+    da, db = view.depth(np.array([a, b]))
+    if da < NEAR_MM and db < NEAR_MM:
+        return None
+    if da < NEAR_MM:
+        s = (NEAR_MM - da) / (db - da)
+        a, ra = a + (b - a) * s, ra + (rb - ra) * s
+    elif db < NEAR_MM:
+        s = (NEAR_MM - db) / (da - db)
+        b, rb = b + (a - b) * s, rb + (ra - rb) * s
+    return a, b, ra, rb
+
+
 def _capsule(canvas, a2, b2, ra, rb, color, mask=None) -> None:
     d = b2 - a2
     n = np.linalg.norm(d)
@@ -117,6 +134,10 @@ def draw_hand(renderer: SceneRenderer, canvas: np.ndarray, mask: np.ndarray, han
     sh = np.zeros((h // q + 1, w // q + 1), dtype=np.float32)
     for a, b, ra, rb, _ in parts:
         ga, gb = ground(a), ground(b)
+        clipped = _clip(view, ga, gb, ra, rb)
+        if clipped is None:
+            continue
+        ga, gb, ra, rb = clipped
         pa, pb = view.project(np.array([ga, gb])) / q
         sa = ra * view.f / max(view.depth(ga[None])[0], 1) / q
         sb = rb * view.f / max(view.depth(gb[None])[0], 1) / q
@@ -137,7 +158,11 @@ def draw_hand(renderer: SceneRenderer, canvas: np.ndarray, mask: np.ndarray, han
     layer = np.zeros_like(canvas)
     own = np.zeros(canvas.shape[:2], dtype=np.uint8)
     order = sorted(parts, key=lambda pr: -float(view.depth(((pr[0] + pr[1]) / 2)[None])[0]))
-    for a, b, ra, rb, mat in order:
+    for a0, b0, ra0, rb0, mat in order:
+        clipped = _clip(view, a0, b0, ra0, rb0)
+        if clipped is None:
+            continue
+        a, b, ra, rb = clipped
         base = np.array(params.skin if mat == "skin" else params.sleeve) * gain_px
         pa, pb = view.project(np.array([a, b]))
         sa = ra * view.f / max(view.depth(a[None])[0], 1)

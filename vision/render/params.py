@@ -101,8 +101,10 @@ class SceneParams:
 
 
 def _pick(rng: np.random.Generator, options: tuple) -> tuple:
+    """One of ``options`` with a common brightness change and a slight hue jitter (never a new hue)."""
     base = options[int(rng.integers(len(options)))]
-    return tuple(float(np.clip(c * rng.uniform(0.9, 1.1), 0, 255)) for c in base)
+    gain = rng.uniform(0.9, 1.1)
+    return tuple(float(np.clip(c * gain * rng.uniform(0.975, 1.025), 0, 255)) for c in base)
 
 
 def fit_camera(
@@ -200,6 +202,9 @@ def random_scene_params(
          float(rng.uniform(0.1, 0.4)))
         for _ in range(int(rng.integers(0, 3)))
     )
+    if rng.random() < 0.5:  # a broad, faint sheen of the varnish towards a window or lamp
+        glare += ((float(rng.uniform(0, 8 * square)), float(rng.uniform(0, 8 * square)),
+                   float(rng.uniform(120, 260)), float(rng.uniform(0.04, 0.12))),)
     table_kind = str(TABLE_KINDS[int(rng.integers(len(TABLE_KINDS)))])
     temp = rng.uniform(-1, 1)  # -1 warm tungsten .. +1 cool daylight/shade
     tint = (1.0 + 0.07 * temp, 1.0, 1.0 - 0.06 * temp)

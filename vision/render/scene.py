@@ -105,7 +105,10 @@ class SceneRenderer:
             depth = self.view.depth(np.array([[x, y, self.pieces.h] for x, y, _ in items]))
             for k in np.argsort(-depth):
                 x, y, ch = items[k]
-                self.pieces.draw(canvas, x, y, 0.0, 2 if ch.isupper() else 1, self.piece_color(ch, x, y))
+                # pieces of one set still differ a little in tone (wood, dye, wear)
+                tone = 1.0 + 0.035 * np.random.default_rng([p.texture_seed, int(x * 8), int(y * 8)]).standard_normal()
+                color = self.piece_color(ch, x, y) * tone
+                self.pieces.draw(canvas, x, y, 0.0, 2 if ch.isupper() else 1, color)
         self._layers[board] = canvas
         while len(self._layers) > 6:
             self._layers.popitem(last=False)

@@ -79,7 +79,7 @@ def planks(rng: np.random.Generator, shape: tuple[int, int], color_bgr, ppmm: fl
     base = np.array(color_bgr, dtype=np.float32)
     while y < h:
         ph = int(rng.uniform(90, 200) * ppmm)
-        ph = max(2, min(ph, h - y))
+        ph = min(max(2, ph), h - y)
         tone = base * rng.uniform(0.85, 1.12)
         out[y : y + ph] = wood(rng, (ph, w), tuple(tone), ppmm, ring_mm=rng.uniform(3, 9), contrast=0.3)
         joint = max(1, int(round(1.5 * ppmm)))
