@@ -45,11 +45,12 @@ def create_app(companion: CompanionLike, config: dict[str, Any] | None = None) -
         raise ValueError(f"ANNOUNCE_LANG must be 'en' or 'cs', not {app.config['ANNOUNCE_LANG']!r}")
     app.extensions["dama_companion"] = companion
 
-    from webui import api, pages, security
+    from webui import api, calibration_page, pages, security
 
     security.init_app(app)
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
+    app.register_blueprint(calibration_page.bp)  # calibration page (issue 5)
     return app
 
 
