@@ -157,3 +157,59 @@ def test_keyboard_alone_reads_the_position_and_uses_every_control(live):
     assert [m["move"] for m in companion.snapshot("1")["moves"]] == ["c3-d4"]
     assert page.evaluate("document.activeElement.dataset.action") == "takeback"
     assert errors == []
+
+
+def open_page(browser, url: str):
+    context = browser.new_context(viewport={"width": 1200, "height": 900}, bypass_csp=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url)
+    return context, page, errors
+
+
+def test_overview_follows_each_board_live(browser):
+    companion = FakeCompanion(("hall-1", "hall-2"))
+    with serve(create_app(companion, {"SSE_HEARTBEAT": 1.0})) as url:
+        context, page, errors = open_page(browser, url + "/")
+        page.wait_for_selector("#conn[data-ok=true]")
+        companion.play("hall-2", "c3-d4")
+        companion.play("hall-2", "f6-e5")
+        companion.flag("hall-2", "missed_capture", ["d4"], "d4xf6 was compulsory")
+        page.wait_for_selector(".card[data-board=hall-2][data-alert=true]")
+        assert "f6-e5" in page.locator(".card[data-board=hall-2] .card-last").inner_text()
+        assert page.locator(".card[data-board=hall-1]").get_attribute("data-alert") == "false"
+        page.wait_for_function("document.querySelector('#live-assertive').innerText.includes('Board hall-2:')")
+        page.click(".card[data-board=hall-2] a")
+        page.wait_for_selector("body[data-ready=true]")
+        assert page.url.endswith("/board/hall-2")
+        assert "Missed capture" in page.locator("#alert-list").inner_text()
+        assert errors == []
+        context.close()
+        time.sleep(1.2)
+
+
+def test_token_in_the_address_unlocks_the_controls(browser):
+    companion = FakeCompanion()
+    token = "tok-" + "x" * 12
+    with serve(create_app(companion, {"SSE_HEARTBEAT": 1.0, "CONTROL_TOKEN": token})) as url:
+        context, page, errors = open_page(browser, url + "/")
+        page.wait_for_selector("body[data-ready=true]")
+        assert page.locator("#token-row").is_visible()
+        page.click("button[data-action=flip]")
+        page.wait_for_function("document.querySelector('#control-msg').innerText.startsWith('Refused')")
+        assert companion.snapshot("1")["flipped"] is False
+        assert page.evaluate("document.activeElement.id") == "token"
+        context.close()
+
+        context, page, errors = open_page(browser, f"{url}/?token={token}")
+        page.wait_for_selector("body[data-ready=true]")
+        assert "token" not in page.url  # taken out of the address bar (and so out of history)
+        page.click("button[data-action=flip]")
+        page.wait_for_function("document.querySelector('#control-msg').innerText.includes('done')")
+        assert companion.snapshot("1")["flipped"] is True
+        # the 401 of the first page was expected; this page has no errors
+        assert errors == []
+        context.close()
+        time.sleep(1.2)

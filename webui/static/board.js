@@ -173,17 +173,17 @@
     if (!(await confirmFirst(button.dataset.confirm))) { button.focus(); return; }
     const headers = { 'Content-Type': 'application/json' };
     if (token()) headers['X-Control-Token'] = token();
-    let text;
+    let text, needToken = false;
     try {
       const r = await fetch('/api/control', { method: 'POST', headers, body: JSON.stringify({ action: button.dataset.action, board }) });
       const body = await r.json().catch(() => ({}));
       text = r.ok ? (body.message || button.textContent.trim() + ': done.') : 'Refused: ' + (body.error || r.statusText);
-      if (r.status === 401) { $('token-row').hidden = false; $('token').focus(); }
+      needToken = r.status === 401;
     } catch (e) {
       text = 'The server did not answer: ' + e.message;
     }
     $('control-msg').textContent = text;
-    button.focus();
+    if (needToken) { $('token-row').hidden = false; $('token').focus(); } else button.focus();
     refresh();
   }
   for (const b of document.querySelectorAll('button[data-action]')) b.addEventListener('click', () => control(b));
