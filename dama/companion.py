@@ -98,6 +98,7 @@ class BoardSession:
         self.frames = 0
         self.fps = 0.0
         self._last_wall: float | None = None
+        self._dt = 0.0
         self._frame: np.ndarray | None = None
         self._result: Any = None
         self._frame_lock = threading.Lock()
@@ -133,10 +134,10 @@ class BoardSession:
         self.t = t
         self.start(t)
         now = time.monotonic()
-        if self._last_wall is not None:
-            dt = now - self._last_wall
-            if dt > 0:
-                self.fps = 1.0 / dt if self.fps == 0.0 else 0.9 * self.fps + 0.1 / dt
+        if self._last_wall is not None:  # average the frame interval, then invert (an average of
+            dt = now - self._last_wall     # rates would overweight the quick frames)
+            self._dt = dt if self._dt == 0.0 else 0.9 * self._dt + 0.1 * dt
+            self.fps = 1.0 / self._dt if self._dt > 0 else 0.0
         self._last_wall = now
         self.frames += 1
         result = self.vision.process(image, t)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 
 from dama.watch import DEFAULT_WEB, WatchConfig, watch
 
@@ -31,7 +32,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--verbose", "-v", action="store_true", help="log details (source, sinks)")
 
 
+def _stop_on_sigterm() -> None:
+    """``kill`` (SIGTERM) ends the run like Ctrl-C: sinks drain and close, the game stays saved."""
+
+    def handler(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, handler)
+
+
 def run(args: argparse.Namespace) -> int:
+    _stop_on_sigterm()
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
     config = WatchConfig(source=args.source, fen=args.fen, profile=args.profile, pdn=args.pdn,
