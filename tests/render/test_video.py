@@ -46,7 +46,7 @@ def test_plan_capture_removes_each_piece_with_its_own_visit() -> None:
 def test_plan_crowning_and_setup() -> None:
     trips = plan_trips(put("." * 32, d8="w"), put("." * 32, d8="W", a1="b"))
     kinds = {(t[1][0].square, t[1][0].take, t[1][0].place, t[2]) for t in trips}
-    assert (square_index("d8"), True, "W", "W") in kinds
+    assert (square_index("d8"), True, "W", "w") in kinds  # one disc is brought and put on the man
     assert (square_index("a1"), False, "b", "b") in kinds
 
 
@@ -145,3 +145,13 @@ def test_capture_is_animated_piece_by_piece(tmp_path) -> None:
     one_gone = put(landed, d4=".")
     assert distinct == [before, lifted, landed, one_gone, after]
     assert len(truth["hand"]) == 3  # three separate visits over the board
+
+
+def test_crowning_video_brings_one_disc(tmp_path) -> None:
+    before = put("." * 32, d8="w", a1="b")
+    after = put("." * 32, d8="W", a1="b")
+    params = random_scene_params(np.random.default_rng(3), size=(96, 54))
+    truth = render_video([before, after], tmp_path / "crown", params=params, fps=5.0, hold_seconds=0.4)
+    distinct = list(dict.fromkeys(f["board"] for f in truth["frames"]))
+    assert distinct == [before, after]  # the man never leaves d8
+    assert truth["hand"]

@@ -65,7 +65,11 @@ def plan_trips(old: str, new: str) -> list[tuple[str, list[_Step], str | None]]:
         trips.append((side, [_Step(i, True, None)], None))
     for i in changed:
         side = "white" if new[i].lower() == "w" else "black"
-        trips.append((side, [_Step(i, True, new[i])], new[i]))
+        if old[i].lower() == new[i].lower():  # crowning brings one disc; uncrowning takes one away
+            carried = new[i].lower() if new[i].isupper() else None
+        else:  # a piece of the other colour replaces it
+            carried = new[i]
+        trips.append((side, [_Step(i, True, new[i])], carried))
     for j in added:
         side = "white" if new[j].lower() == "w" else "black"
         trips.append((side, [_Step(j, False, new[j])], new[j]))
@@ -109,14 +113,19 @@ class _Animator:
             keys.append(_Key(t, target, grip, board, holding, side))
             t += 0.12
             chars = list(board)
-            if st.take:
-                holding = board[st.square]
-                chars[st.square] = "."
-            if st.place is not None:
+            old = board[st.square]
+            if st.take and st.place is not None:  # a swap on one square
+                if old.lower() != st.place.lower():
+                    holding = old  # the replaced piece leaves with the hand
+                else:  # crowning leaves the carried disc on the man; uncrowning takes a disc away
+                    holding = old.lower() if old.isupper() and st.place.islower() else None
                 chars[st.square] = st.place
-                holding = None if not st.take else holding
-                if st.take and carried is not None:
-                    holding = None  # a swap (crowning): the old piece stays under the new disc
+            elif st.take:
+                holding = old
+                chars[st.square] = "."
+            elif st.place is not None:
+                chars[st.square] = st.place
+                holding = None
             board = "".join(chars)
             keys.append(_Key(t, target, grip, board, holding, side))
             t += 0.3
