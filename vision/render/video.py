@@ -65,10 +65,9 @@ def plan_trips(old: str, new: str) -> list[tuple[str, list[_Step], str | None]]:
         trips.append((side, [_Step(i, True, None)], None))
     for i in changed:
         side = "white" if new[i].lower() == "w" else "black"
-        if old[i].lower() == new[i].lower():  # crowning brings one disc; uncrowning takes one away
-            carried = new[i].lower() if new[i].isupper() else None
-        else:  # a piece of the other colour replaces it
-            carried = new[i]
+        # crowning brings one disc, uncrowning takes one away, a piece of the other colour replaces it
+        same_colour = old[i].lower() == new[i].lower()
+        carried = (new[i].lower() if new[i].isupper() else None) if same_colour else new[i]
         trips.append((side, [_Step(i, True, new[i])], carried))
     for j in added:
         side = "white" if new[j].lower() == "w" else "black"
