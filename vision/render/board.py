@@ -162,6 +162,21 @@ def illumination(params: SceneParams, view: View) -> np.ndarray:
     gx, gy = params.gradient
     level = 0.55 + 0.45 * (params.ambient + (1 - params.ambient) * np.sin(np.radians(params.light_elevation_deg)))
     field = level * (1.0 + gx * x + gy * y) * (1.0 - params.vignette * (x * x + y * y) * 2.0)
+    if params.cast_shadows:  # soft shadows of things outside the picture: a player, a lamp arm
+        q = 4
+        mask = np.zeros((h // q + 1, w // q + 1), dtype=np.float32)
+        for cx, cy, rx, ry, ang, strength in params.cast_shadows:
+            one = np.zeros_like(mask)
+            t = np.linspace(0, 2 * np.pi, 40, endpoint=False)
+            a = np.radians(ang)
+            ex, ey = rx * np.cos(t), ry * np.sin(t)
+            pts = np.stack([cx + ex * np.cos(a) - ey * np.sin(a), cy + ex * np.sin(a) + ey * np.cos(a), 0 * t], 1)
+            if np.any(view.depth(pts) <= 1.0):
+                continue
+            cv2.fillPoly(one, [np.round(view.project(pts) / q * 16).astype(np.int32)], float(strength), cv2.LINE_AA, 4)
+            soft = 0.35 * min(rx, ry) * view.f / max(view.depth(np.array([[cx, cy, 0.0]]))[0], 1.0) / q
+            mask = np.maximum(mask, cv2.GaussianBlur(one, (0, 0), max(1.0, soft)))
+        field = field * (1.0 - cv2.resize(mask, (w, h), interpolation=cv2.INTER_LINEAR))
     tint = np.array(params.tint, dtype=np.float32)
     return np.clip(field[..., None] * tint[None, None, :], 0.05, 2.0).astype(np.float32)
 

@@ -85,6 +85,8 @@ class SceneParams:
     tint: BGR = (1.0, 1.0, 1.0)  # colour temperature as B, G, R gains
     glare: tuple[tuple[float, float, float, float], ...] = ()  # (x_mm, y_mm, radius_mm, strength)
     shadow_strength: float = 0.45
+    # shadows of things outside the picture (a player leaning over, a lamp): ellipses on the board plane
+    cast_shadows: tuple[tuple[float, float, float, float, float, float], ...] = ()  # x, y, rx, ry mm, deg, strength
     # sensor
     noise_sigma: float = 2.0
     blur_sigma: float = 0.6
@@ -205,6 +207,11 @@ def random_scene_params(
     if rng.random() < 0.5:  # a broad, faint sheen of the varnish towards a window or lamp
         glare += ((float(rng.uniform(0, 8 * square)), float(rng.uniform(0, 8 * square)),
                    float(rng.uniform(120, 260)), float(rng.uniform(0.04, 0.12))),)
+    cast_shadows = tuple(
+        (float(rng.uniform(-100, 9 * square)), float(rng.uniform(-100, 9 * square)), float(rng.uniform(120, 350)),
+         float(rng.uniform(80, 220)), float(rng.uniform(0, 180)), float(rng.uniform(0.2, 0.5)))
+        for _ in range(int(rng.integers(1, 3)) if rng.random() < 0.35 else 0)
+    )
     table_kind = str(TABLE_KINDS[int(rng.integers(len(TABLE_KINDS)))])
     temp = rng.uniform(-1, 1)  # -1 warm tungsten .. +1 cool daylight/shade
     tint = (1.0 + 0.07 * temp, 1.0, 1.0 - 0.06 * temp)
@@ -235,6 +242,7 @@ def random_scene_params(
         tint=tint,
         glare=glare,
         shadow_strength=float(rng.uniform(0.25, 0.6)),
+        cast_shadows=cast_shadows,
         noise_sigma=float(rng.uniform(0.8, 4.0)),
         blur_sigma=float(rng.uniform(0.0, 1.1)),
         jpeg_quality=int(rng.integers(60, 96)),
