@@ -174,7 +174,7 @@ class LightingReport:
     glare: float  # fraction of board pixels that are blown out
 
     def message(self) -> str:
-        return "lighting acceptable" if self.ok else "; ".join(self.problems)
+        return "even light, no glare, every square read with a clear margin" if self.ok else "; ".join(self.problems)
 
 
 def worst_margin(model: ColourModel, dark: np.ndarray, labels: str = START) -> tuple[float, str]:
