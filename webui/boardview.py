@@ -57,6 +57,6 @@ def board_svg_for(snapshot: dict[str, Any], size: int = 480) -> str:
     """The board of ``snapshot`` as SVG, seen from the side the dashboard shows (``flipped``)."""
     board = str(snapshot.get("board_string") or "." * 32)
     path = last_move_path(snapshot)
-    arrows = [(path[0], path[-1])] if len(path) >= 2 else []
+    arrows = list(zip(path, path[1:], strict=False))  # one arrow per leg of a multi-capture
     return board_svg(board, highlight=highlights(snapshot), arrows=arrows,
                      flipped=bool(snapshot.get("flipped")), size=size)
