@@ -111,7 +111,7 @@ def test_held_ranges_are_still_and_unoccluded(small_video) -> None:
     def change(i: int) -> float:
         return float(np.abs(frames[i].astype(int) - first_still).sum(2)[inside].mean())
 
-    assert max(change(i) for i in hand_frames) > 2 * change(0) + 5.0
+    assert max(change(i) for i in hand_frames) > change(0) + 10.0  # noise alone gives change(0)
 
 
 def test_transitions_sit_between_held_states(small_video) -> None:
