@@ -9,6 +9,7 @@ must carry the token printed at start-up, in the ``X-Control-Token`` header or a
 from __future__ import annotations
 
 import hmac
+import ipaddress
 from collections.abc import Callable
 from functools import wraps
 from typing import Any, TypeVar
@@ -51,9 +52,29 @@ def same_origin(req: Any = None) -> bool:
     return origin == f"{req.scheme}://{req.host}"
 
 
+def loopback_host(req: Any = None) -> bool:
+    """True when the request was addressed to this computer by name (127.x, localhost, ::1)."""
+    req = req or request
+    host = req.host.rsplit(":", 1)[0] if not req.host.startswith("[") else req.host[1:].split("]")[0]
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def _reject_cross_origin() -> None:
-    if request.method in UNSAFE_METHODS and not same_origin():
+    from flask import current_app
+
+    if request.method not in UNSAFE_METHODS:
+        return
+    if not same_origin():
         abort(403, description="cross-origin request refused: controls work only from the dashboard's own page")
+    # Without a token the controls are for this computer only. A page elsewhere that points its own
+    # host name at 127.0.0.1 (DNS rebinding) would pass the origin check, but not this one.
+    if current_app.config.get("CONTROL_TOKEN") is None and not loopback_host():
+        abort(403, description=f"controls without a token answer only to 127.0.0.1 or localhost, not {request.host!r}")
 
 
 def token_ok(expected: str | None, req: Any = None) -> bool:

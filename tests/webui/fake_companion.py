@@ -26,6 +26,8 @@ class FakeSubscription:
         self.closed = False
 
     def get(self, timeout: float | None = None) -> dict[str, Any] | None:
+        if self.closed:
+            return None  # like the real bus: a closed subscription answers at once
         try:
             return self._q.get(timeout=timeout)
         except queue.Empty:
@@ -101,6 +103,13 @@ class FakeCompanion:
 
     def set_frame(self, board: str, present: bool) -> None:
         self._games[board].frame = present
+
+    def end_streams(self) -> None:
+        """Close every subscription, as a companion shutting down does (the pages must reconnect)."""
+        with self._lock:
+            subs, self._subs = self._subs, []
+        for s in subs:
+            s.closed = True
 
     def _drop(self, sub: FakeSubscription) -> None:
         with self._lock:

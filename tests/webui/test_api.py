@@ -144,6 +144,16 @@ def test_cross_origin_posts_are_refused(client, companion):
     assert ok.status_code == 200
 
 
+def test_controls_without_token_answer_only_to_loopback_names(client, companion):
+    """DNS rebinding: a foreign name resolving to 127.0.0.1 passes the origin check but not this one."""
+    rebound = {"Host": "evil.example:8000", "Origin": "http://evil.example:8000"}
+    r = client.post("/api/control", json={"action": "flip"}, headers=rebound)
+    assert r.status_code == 403 and "127.0.0.1 or localhost" in r.get_json()["error"]
+    for host in ("127.0.0.1:8000", "localhost:8000", "[::1]:8000"):
+        assert client.post("/api/control", json={"action": "flip"}, headers={"Host": host}).status_code == 200
+    assert client.get("/api/state", headers=rebound).status_code == 200  # views stay open
+
+
 def test_token_guards_controls_but_not_views(companion):
     token = new_token()
     client = create_app(companion, {"CONTROL_TOKEN": token}).test_client()
@@ -152,7 +162,9 @@ def test_token_guards_controls_but_not_views(companion):
     assert client.post("/api/control", json={"action": "flip"}, headers=wrong).status_code == 401
     assert client.post("/api/control", json={"action": "flip"}, headers={"X-Control-Token": token}).status_code == 200
     assert client.post("/api/control", json={"action": "flip", "token": token}).status_code == 200
-    assert companion.controls == [("1", "flip", {}), ("1", "flip", {})]
+    lan = {"Host": "192.168.1.20:8000", "X-Control-Token": token}
+    assert client.post("/api/control", json={"action": "flip"}, headers=lan).status_code == 200
+    assert companion.controls == [("1", "flip", {})] * 3
     for url in ("/", "/api/state", "/api/pdn", "/api/board.svg", "/api/frame.jpg", "/api/read?what=status"):
         assert client.get(url).status_code == 200, url
     assert 'data-token-required="true"' in client.get("/").get_data(as_text=True)

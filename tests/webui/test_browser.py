@@ -96,14 +96,21 @@ def test_axe_finds_no_serious_violations(live):
     companion.play("1", "f6-e5")
     companion.flag("1", "missed_capture", ["d4", "e5"], "d4xf6 was compulsory")
     page.wait_for_selector("#alerts[data-open=true]")
-    page.add_script_tag(path=str(AXE))
     for theme in ("light", "dark", "contrast"):
         page.select_option("#pref-theme", theme)
-        result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
-        serious = [f"{v['id']} ({v['impact']}): {v['help']} — {[n['target'] for n in v['nodes']][:3]}"
-                   for v in result["violations"] if v["impact"] in ("serious", "critical")]
-        assert serious == [], f"theme {theme}: {serious}"
+        assert serious_axe_violations(page) == [], theme
+    page.check("#pref-large")
+    assert serious_axe_violations(page) == [], "large text"
     assert errors == []
+
+
+def serious_axe_violations(page) -> list[str]:
+    """axe-core's serious and critical findings on the page as it is now."""
+    if not page.evaluate("typeof axe !== 'undefined'"):
+        page.add_script_tag(path=str(AXE))
+    result = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    return [f"{v['id']} ({v['impact']}): {v['help']} — {[n['target'] for n in v['nodes']][:3]}"
+            for v in result["violations"] if v["impact"] in ("serious", "critical")]
 
 
 def test_keyboard_alone_reads_the_position_and_uses_every_control(live):
@@ -141,6 +148,15 @@ def test_keyboard_alone_reads_the_position_and_uses_every_control(live):
     page.keyboard.type("rank 3")
     page.keyboard.press("Enter")
     page.wait_for_function("document.querySelector('#live-polite p:last-child').innerText.startsWith('Rank 3')")
+
+    # a confirmation dialog is left with Escape: nothing happens and the focus comes back
+    page.focus("button[data-action=new_game]")
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#confirm[open]")
+    page.keyboard.press("Escape")
+    page.wait_for_selector("#confirm", state="hidden")
+    assert page.evaluate("document.activeElement.dataset.action") == "new_game"
+    assert companion.controls == []
 
     # Flip with Enter, take back with Space and confirm in the dialog with the keyboard
     page.focus("button[data-action=flip]")
@@ -185,6 +201,9 @@ def test_overview_follows_each_board_live(browser):
         page.wait_for_selector("body[data-ready=true]")
         assert page.url.endswith("/board/hall-2")
         assert "Missed capture" in page.locator("#alert-list").inner_text()
+        page.go_back()
+        page.wait_for_selector(".card[data-board=hall-2][data-alert=true]")
+        assert serious_axe_violations(page) == []
         assert errors == []
         context.close()
         time.sleep(1.2)
@@ -213,3 +232,15 @@ def test_token_in_the_address_unlocks_the_controls(browser):
         assert errors == []
         context.close()
         time.sleep(1.2)
+
+
+def test_page_reconnects_and_catches_up_on_what_it_missed(live):
+    companion, page, errors = live
+    companion.play("1", "c3-d4")
+    page.wait_for_function("document.querySelector('#moves tbody').innerText.includes('c3-d4')")
+    companion.end_streams()
+    page.wait_for_selector("#conn[data-ok=false]")
+    companion.play("1", "f6-e5")  # no page hears this event
+    page.wait_for_selector("#conn[data-ok=true]", timeout=15_000)
+    page.wait_for_function("document.querySelector('#moves tbody').innerText.includes('f6-e5')")
+    assert errors == []
