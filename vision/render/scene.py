@@ -71,11 +71,12 @@ class SceneRenderer:
         w, h = cam.size
         noise_rng = np.random.default_rng([params.texture_seed, 1])
         pad = 64
-        noise = noise_rng.normal(0, params.noise_sigma, (h + pad, w + pad, 3)).astype(np.float32)
-        # luminance-correlated part, as real sensors have, plus per-channel chroma noise
-        noise += noise_rng.normal(0, params.noise_sigma * 0.7, (h + pad, w + pad, 1)).astype(np.float32)
-        self._noise_pos = np.clip(np.round(noise), 0, 255).astype(np.uint8)
-        self._noise_neg = np.clip(np.round(-noise), 0, 255).astype(np.uint8)
+        noise = noise_rng.standard_normal((h + pad, w + pad, 3), dtype=np.float32)
+        noise *= params.noise_sigma
+        # luminance-correlated part, as real sensors have, plus the per-channel chroma noise above
+        noise += noise_rng.standard_normal((h + pad, w + pad, 1), dtype=np.float32) * (params.noise_sigma * 0.7)
+        self._noise_pos = cv2.convertScaleAbs(cv2.max(noise, 0.0))  # rounded, saturated to uint8
+        self._noise_neg = cv2.convertScaleAbs(cv2.min(noise, 0.0))
 
     # -- pieces -----------------------------------------------------------------------------------
     def piece_color(self, piece: str, x: float, y: float, z: float = 0.0) -> np.ndarray:

@@ -60,9 +60,10 @@ def wood(
 def cloth(rng: np.random.Generator, shape: tuple[int, int], color_bgr, ppmm: float) -> np.ndarray:
     """Woven table cloth: a fine weave, a few soft folds and slow fading."""
     h, w = shape
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32) / ppmm
     pitch = rng.uniform(0.8, 2.0)
-    weave = 0.5 + 0.25 * (np.sin(2 * np.pi * xx / pitch) * np.sin(2 * np.pi * yy / pitch))
+    sx = np.sin(2 * np.pi * np.arange(w, dtype=np.float32) / ppmm / pitch)[None, :]
+    sy = np.sin(2 * np.pi * np.arange(h, dtype=np.float32) / ppmm / pitch)[:, None]
+    weave = 0.5 + 0.25 * (sx * sy)
     weave_amp = min(1.0, ppmm * pitch / 3.0)  # invisible (and aliasing) when a thread is under a pixel
     folds = smooth_noise(rng, shape, (h / ppmm / 250 + 2, w / ppmm / 250 + 2))
     grain = smooth_noise(rng, shape, (h / 2 + 2, w / 2 + 2)) if ppmm > 0.5 else 0
