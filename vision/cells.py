@@ -75,4 +75,5 @@ def features(top_bgr: np.ndarray) -> CellFeatures:
     mag = np.sqrt((gx ** 2 + gy ** 2).sum(axis=2)) / 8.0
     mcells = mag.reshape(8, CELL, 8, CELL).transpose(0, 2, 1, 3).reshape(8, 8, CELL * CELL)
     ring = mcells[:, :, RING_MASK.ravel()].mean(axis=2) - np.median(mcells[:, :, km], axis=2)
-    return CellFeatures(centre=centre, corner=corner, corners4=corners4, inner=inner, spread=spread, texture=texture, ring=ring)
+    return CellFeatures(centre=centre, corner=corner, corners4=corners4, inner=inner, spread=spread,
+                        texture=texture, ring=ring)

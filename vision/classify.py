@@ -151,6 +151,11 @@ class ColourModel:
         conf = np.clip((srt[:, 1] - srt[:, 0]) / 10.0, 0.0, 1.0)
         return labels, conf
 
+    def outliers(self, vec: np.ndarray, limit: float = 6.0) -> np.ndarray:
+        """(32,) bool: cells that fit no class (rms z-score over the features above ``limit``)."""
+        z = (vec[:, None, :] - self.mean[None]) / self.std[None]
+        return np.sqrt((z ** 2).mean(axis=2)).min(axis=1) > limit
+
     def update(self, vec: np.ndarray, labels: np.ndarray, conf: np.ndarray) -> None:
         """Follow slow lighting changes: move each class mean towards its confident members."""
         for k in range(3):

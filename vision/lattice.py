@@ -87,10 +87,10 @@ def grow(quads: np.ndarray, pols: np.ndarray, seed: int, rounds: int = 12) -> La
     return LatticeFit(h=h, cells=cells[sel], bright=pols[sel], parity=parity)
 
 
-def best_lattice(quads: np.ndarray, pols: np.ndarray, max_seeds: int = 12) -> LatticeFit | None:
-    """The hypothesis explaining the most quads, trying seeds of typical size first."""
+def lattices(quads: np.ndarray, pols: np.ndarray, max_seeds: int = 12) -> list[LatticeFit]:
+    """Distinct lattice hypotheses, most quads explained first, seeded by quads of typical size."""
     if len(quads) == 0:
-        return None
+        return []
     areas = np.array([cv2.contourArea(q.astype(np.float32)) for q in quads])
     # Board squares have neighbours of similar size about one side length away; clutter rarely does.
     centres = quads.mean(axis=1)
@@ -100,21 +100,28 @@ def best_lattice(quads: np.ndarray, pols: np.ndarray, max_seeds: int = 12) -> La
     near = (dist < 1.7 * side[:, None]) & (dist > 0.5 * side[:, None]) & (ratio > 0.5) & (ratio < 2.0)
     density = near.sum(axis=1) + 0.01 * side / side.max()
     seeds = np.argsort(-density)[: max_seeds * 4]
-    best: LatticeFit | None = None
-    tried: set[tuple[int, int]] = set()
+    fits: list[LatticeFit] = []
     n_tried = 0
     for s in seeds:
         if n_tried >= max_seeds:
             break
-        if best is not None:
-            # Skip seeds already inside the best hypothesis.
-            uv = _apply(np.linalg.inv(best.h), quads[s].mean(axis=0)[None])[0]
-            key = (int(np.floor(uv[0])), int(np.floor(uv[1])))
-            if key in tried or any((best.cells == key).all(axis=1)):
-                continue
+        # Skip seeds already explained by a hypothesis.
+        if any(_explains(f, quads[s]) for f in fits):
+            continue
         n_tried += 1
         fit = grow(quads, pols, int(s))
-        if fit is not None and (best is None or len(fit.cells) > len(best.cells)):
-            best = fit
-            tried = {tuple(c) for c in fit.cells.tolist()}
-    return best
+        if fit is not None:
+            fits.append(fit)
+    return sorted(fits, key=lambda f: -len(f.cells))
+
+
+def _explains(fit: LatticeFit, quad: np.ndarray) -> bool:
+    uv = _apply(np.linalg.inv(fit.h), quad.mean(axis=0)[None])[0]
+    key = np.floor(uv).astype(np.int64)
+    return bool((fit.cells == key).all(axis=1).any())
+
+
+def best_lattice(quads: np.ndarray, pols: np.ndarray, max_seeds: int = 12) -> LatticeFit | None:
+    """The hypothesis explaining the most quads."""
+    fits = lattices(quads, pols, max_seeds)
+    return fits[0] if fits else None

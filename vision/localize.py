@@ -3,7 +3,7 @@
 Pipeline: quads of both polarities (``vision.quads``) → the lattice hypothesis explaining most of them
 (``vision.lattice``) → the 8×8 window of that lattice (the light squares are always empty, so the
 checker alternation marks the playing area even where a frame or the table continues outside it) →
-sub-pixel refinement of the 7×7 inner corners (``cv2.cornerSubPix``) and a RANSAC homography over the
+sub-pixel refinement of the 7×7 inner corners (``cv2.cornerSubPix``) and a robust homography over the
 corners that still look like checker X-corners (pieces and hands hide some). The outer corners are
 extrapolated from that homography.
 
@@ -13,16 +13,18 @@ X-corners in the new frame?
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import cv2
 import numpy as np
 
-from vision.lattice import best_lattice
+from vision.lattice import lattices
 from vision.quads import find_quads
 
 WORK_SIZE = 800  # longest side of the image the coarse search runs on
 MIN_CELLS = 10
+MIN_CONTRAST = 20.0  # grey levels between light and dark squares
 DEBUG = False
 OFF_IMAGE = -1.0e4  # grey level given to cells outside the frame
 
@@ -61,9 +63,21 @@ def localize(gray: np.ndarray) -> BoardFit:
     scale = min(1.0, WORK_SIZE / max(gray.shape))
     small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else gray
     quads, pols = find_quads(small)
-    fit = best_lattice(quads, pols)
-    if fit is None or len(fit.cells) < MIN_CELLS:
+    fits = [f for f in lattices(quads, pols) if len(f.cells) >= MIN_CELLS][:3]
+    if not fits:
         raise NotFound("no checkerboard found")
+    first: NotFound | None = None
+    for fit in fits:
+        try:
+            return _board_from_lattice(gray, small, scale, fit)
+        except NotFound as exc:
+            first = first or exc
+    assert first is not None
+    raise first
+
+
+def _board_from_lattice(gray: np.ndarray, small: np.ndarray, scale: float, fit) -> BoardFit:
+    """Playing window, in-view check, refinement and validation of one lattice hypothesis."""
     h_small = fit.h
     i0, j0 = _window(small, h_small, fit)
     shift = np.array([[1, 0, i0], [0, 1, j0], [0, 0, 1]], dtype=np.float64)
@@ -76,6 +90,8 @@ def localize(gray: np.ndarray) -> BoardFit:
     if (corners < -margin).any() or (corners[:, 0] > ww + margin).any() or (corners[:, 1] > hh + margin).any():
         raise NotFound("board not fully in view")
     board = refine(gray, BoardFit(h=h, bright_parity=parity, inliers=0, contrast=0.0))
+    if board.contrast < MIN_CONTRAST:
+        raise NotFound("no checkerboard found (no light/dark squares)")
     if board.inliers < 6:
         raise NotFound("checkerboard corners not confirmed")
     return board
@@ -120,12 +136,24 @@ def _window(small: np.ndarray, h: np.ndarray, fit) -> tuple[int, int]:
     light = float(np.median(means[core & bright_cell & seen]))
     dark = float(np.median(means[core & ~bright_cell & seen]))
     contrast = max(light - dark, 1.0)
-    # Light squares are always empty: in the playing area every light-parity cell looks like the
-    # light squares found by the quads, and dark-parity cells mostly do not. Outside it (frame, table,
-    # markers) the two parities look alike, so a column there scores about zero.
+    # In the playing area each light cell is brighter than its neighbours and each dark cell darker
+    # (light squares are always empty; pieces spoil a few dark ones). Outside it (frame, table,
+    # markers) cells do not alternate with their neighbours, so columns there score about zero. The
+    # test is local, so lighting gradients and glare do not matter.
+    m = np.where(seen, means, np.nan)
+    pad_m = np.pad(m, 1, constant_values=np.nan)
+    neigh = np.stack([pad_m[:-2, 1:-1], pad_m[2:, 1:-1], pad_m[1:-1, :-2], pad_m[1:-1, 2:]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        local = np.nanmedian(neigh, axis=0)
+    diff = np.nan_to_num(np.where(bright_cell, m - local, local - m), nan=0.0)
+    local_ok = diff > 0.3 * contrast
+    # Also: light cells look like the light squares the quads found (a row of light men next to them
+    # spoils the local test); a dark-parity cell that looks like them counts against the window.
     q10, q90 = np.percentile(inner.transpose(0, 2, 1, 3).reshape(nv, nu, -1), [10, 90], axis=2)
-    like_light = ((np.abs(means - light) < 0.3 * contrast) & (q90 - q10 < 0.5 * contrast)).astype(np.float64)
-    cell_score = np.where(bright_cell, like_light, -like_light)
+    like_light = (np.abs(means - light) < 0.3 * contrast) & (q90 - q10 < 0.5 * contrast)
+    cell_score = np.where(bright_cell, (local_ok | like_light).astype(np.float64),
+                          local_ok.astype(np.float64) - like_light.astype(np.float64))
     # Choose columns using all detected rows, then rows using the chosen columns, then columns again.
     rng = [(pad[0], pad[0] + span[0]), (pad[1], pad[1] + span[1])]  # index ranges into the grid
     best = [int(lo[0]), int(lo[1])]
@@ -157,13 +185,16 @@ INNER_UV = np.array([[i, j] for j in range(1, 8) for i in range(1, 8)], dtype=np
 
 
 def refine(gray: np.ndarray, board: BoardFit) -> BoardFit:
-    """Sub-pixel inner corners and a RANSAC homography over the ones that look like X-corners."""
+    """Sub-pixel inner corners and a robust homography over the ones that look like X-corners."""
     h = board.h
-    # Contrast of the board: light minus dark square levels at cell centres.
-    centres = np.array([[i + 0.5, j + 0.5] for j in range(8) for i in range(8)])
-    xy = _apply(h, centres).astype(np.float32)
+    # Contrast of the board: light minus dark squares, sampled next to the inner corners where pieces
+    # (round, in the middle of their squares) rarely reach.
+    offs = np.array([[0.2, 0.2], [-0.2, -0.2], [0.2, -0.2], [-0.2, 0.2]])
+    samples = (INNER_UV[:, None, :] + offs[None]).reshape(-1, 2)
+    xy = _apply(h, samples).astype(np.float32)
     vals = cv2.remap(gray, xy[:, 0:1], xy[:, 1:2], cv2.INTER_LINEAR).ravel().astype(np.float32)
-    is_light = ((centres[:, 0].astype(int) + centres[:, 1].astype(int)) % 2) == board.bright_parity
+    cell_ij = np.floor(samples).astype(int)
+    is_light = ((cell_ij[:, 0] + cell_ij[:, 1]) % 2) == board.bright_parity
     contrast = float(np.median(vals[is_light]) - np.median(vals[~is_light]))
     pts = _apply(h, INNER_UV)
     # Search window: a fifth of the local square size.
@@ -181,18 +212,39 @@ def refine(gray: np.ndarray, board: BoardFit) -> BoardFit:
     refined = refined.reshape(-1, 2).astype(np.float64)
     moved = np.linalg.norm(refined - pts, axis=1)
     score = _xcorner_scores(gray, h, INNER_UV)
-    good = inside & (moved < win * 0.9) & (score > 0.25 * max(contrast, 1.0))
+    good = inside & (moved < win * 0.9) & (score > 0.25 * max(contrast, MIN_CONTRAST))
     if good.sum() >= 6:
-        h_new, mask = cv2.findHomography(INNER_UV[good], refined[good], cv2.RANSAC, max(1.0, 0.08 * np.median(step)))
-        if h_new is not None:
-            n_in = int(mask.sum())
-            if n_in >= 6:
-                # Least squares over the inliers for the final estimate.
-                sel = np.flatnonzero(good)[mask.ravel().astype(bool)]
-                h_ls, _ = cv2.findHomography(INNER_UV[sel], refined[sel], 0)
-                return BoardFit(h=h_ls if h_ls is not None else h_new, bright_parity=board.bright_parity,
-                                inliers=n_in, contrast=contrast)
+        h_new, inl = _robust_homography(INNER_UV[good], refined[good], tol=max(1.0, 0.08 * float(np.median(step))))
+        if h_new is not None and inl >= 6:
+            return BoardFit(h=h_new, bright_parity=board.bright_parity, inliers=inl, contrast=contrast)
     return BoardFit(h=h, bright_parity=board.bright_parity, inliers=int(good.sum()), contrast=contrast)
+
+
+def _robust_homography(src: np.ndarray, dst: np.ndarray, tol: float) -> tuple[np.ndarray | None, int]:
+    """Least squares with iterative rejection of points off the fit (deterministic, unlike RANSAC).
+
+    Most refined corners are right; a few snapped to a piece's edge. Refit without the worst until
+    every point left lies within ``tol`` pixels (or too few remain).
+    """
+    keep = np.ones(len(src), dtype=bool)
+    h = None
+    for _ in range(8):
+        if keep.sum() < 6:
+            return None, 0
+        h, _ = cv2.findHomography(src[keep], dst[keep], 0)
+        if h is None:
+            return None, 0
+        err = np.linalg.norm(_apply(h, src) - dst, axis=1)
+        worst = np.argmax(np.where(keep, err, -1.0))
+        if err[worst] <= tol:
+            break
+        # drop everything far off at once, else only the worst point
+        far = keep & (err > max(3.0 * tol, 3.0 * float(np.median(err[keep]))))
+        if far.any():
+            keep &= ~far
+        else:
+            keep[worst] = False
+    return h, int(keep.sum())
 
 
 def check_fit(gray: np.ndarray, board: BoardFit, min_fraction: float = 0.5) -> bool:
@@ -202,5 +254,5 @@ def check_fit(gray: np.ndarray, board: BoardFit, min_fraction: float = 0.5) -> b
     localization time, with the same polarity as before (a moved board breaks the polarity pattern).
     """
     score = _xcorner_scores(gray, board.h, INNER_UV)
-    thr = 0.25 * max(board.contrast, 1.0)
+    thr = 0.25 * max(board.contrast, MIN_CONTRAST)
     return int((score > thr).sum()) >= max(6, int(min_fraction * board.inliers))

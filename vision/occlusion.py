@@ -23,20 +23,27 @@ def covered_light_cells(feat: CellFeatures, bright_parity: int, board_contrast: 
     # Lighting varies smoothly; a hand changes hue and lightness abruptly. Allow a fraction of the
     # light/dark contrast for the gradient, plus the cell's own spread of colours.
     dist = np.linalg.norm((lab - ref) * np.array([0.7, 1.0, 1.0]), axis=1)
-    tol = max(0.45 * board_contrast, 10.0)
+    # Unoccluded light squares agree within a few Lab units; lighting gradients widen the spread a
+    # little, so the tolerance follows the squares' own robust spread.
+    mad = float(np.median(np.abs(dist - np.median(dist))))
+    tol = max(8.0, float(np.median(dist)) + 5.0 * 1.4826 * mad, 0.06 * board_contrast)
     bad = (dist > tol) | (feat.spread[jj, ii] > 0.6)
     out = np.zeros((8, 8), dtype=bool)
     out[jj[bad], ii[bad]] = True
     return out
 
 
-def hidden_dark_cells(covered: np.ndarray, bright_parity: int) -> np.ndarray:
-    """(32,) bool: dark cells with at least two covered light neighbours (edge-adjacent)."""
+def hidden_dark_cells(covered: np.ndarray, bright_parity: int, outlier: np.ndarray | None = None) -> np.ndarray:
+    """(32,) bool: dark cells under the hand.
+
+    Two covered light neighbours (edge-adjacent) mean the hand spans the cell; one is enough when the
+    cell itself fits none of the colour classes (``outlier``, from the learned model).
+    """
     cells = dark_cells(bright_parity)
-    padded = np.pad(covered, 1)
-    out = np.zeros(32, dtype=bool)
-    for n, (i, j) in enumerate(cells):
-        y, x = j + 1, i + 1
-        neigh = padded[y - 1, x] + padded[y + 1, x] + padded[y, x - 1] + padded[y, x + 1]
-        out[n] = neigh >= 2
-    return out
+    padded = np.pad(covered, 1).astype(np.int64)
+    ii, jj = cells[:, 0] + 1, cells[:, 1] + 1
+    neigh = padded[jj - 1, ii] + padded[jj + 1, ii] + padded[jj, ii - 1] + padded[jj, ii + 1]
+    hidden = neigh >= 2
+    if outlier is not None:
+        hidden |= (neigh >= 1) & outlier
+    return hidden

@@ -137,15 +137,17 @@ class VisionPipeline:
         top = warp_lattice(frame, fit.h)
         feat = features(top)
         covered = covered_light_cells(feat, fit.bright_parity, fit.contrast)
-        hidden = hidden_dark_cells(covered, fit.bright_parity)
-        hand = bool(covered.sum() >= 2 or hidden.any())
         vec = cell_vectors(feat, fit.bright_parity, ~covered)
         if self.model is not None:
             labels, conf = self.model.classify(vec)
+            hidden = hidden_dark_cells(covered, fit.bright_parity, self.model.outliers(vec))
         else:
             labels, conf = default_classify(vec, bare_dark_colour(feat, fit.bright_parity, ~covered), fit.contrast)
+            hidden = hidden_dark_cells(covered, fit.bright_parity)
+        hand = bool(covered.sum() >= 2 or hidden.any())
         cells = dark_cells(fit.bright_parity)
-        k, known = self._decide_rotation(fit, cells, labels, hand)
+        seen = np.where(hidden, 0, labels)  # pieces under a hand do not vote for White's side
+        k, known = self._decide_rotation(fit, cells, seen, hand)
         ok = orient.a1_is_dark(k, fit.bright_parity)
         # lattice dark cells -> observation order
         index = {(int(i), int(j)): n for n, (i, j) in enumerate(cells)}
@@ -179,7 +181,7 @@ class VisionPipeline:
             # The board is where it was when White's side was last decided (profile or earlier frame).
             p = orient._img(fit.h, np.array([[0.0, 0.0], [1.0, 0.0]]))
             k = orient.from_a1_point(fit.h, self._a1_xy, max_dist=2.0 * float(np.linalg.norm(p[1] - p[0])))
-        if k is None and not hand:
+        if k is None:
             k = orient.from_pieces(cells, labels)
         if k is None:
             return orient.default_rotation(fit.h, fit.bright_parity), False

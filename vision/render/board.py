@@ -82,7 +82,8 @@ def _draw_table(params: SceneParams, view: View, rng: np.random.Generator) -> np
     g = params.geometry
     w, h = view.size
     z = -g.thickness_mm
-    rays = view.rays()
+    step = 4  # the fade and the visible extent are smooth: a coarse grid of rays is enough
+    rays = view.rays(step)
     cam = view.centre
     dz = rays[..., 2]
     hits = dz < -1e-6
@@ -95,7 +96,8 @@ def _draw_table(params: SceneParams, view: View, rng: np.random.Generator) -> np
     vis = hits & (r < reach)
     if vis.any():
         xs, ys = px[vis], py[vis]
-        x0, x1, y0, y1 = xs.min() - 5, xs.max() + 5, ys.min() - 5, ys.max() + 5
+        pad = 5 + step * view.depth(np.array([[cx, cy, z]]))[0] / view.f * 2  # the grid's gaps
+        x0, x1, y0, y1 = xs.min() - pad, xs.max() + pad, ys.min() - pad, ys.max() + pad
     else:
         x0, x1, y0, y1 = cx - 100, cx + 100, cy - 100, cy + 100
     extent = max(x1 - x0, y1 - y0)
@@ -110,7 +112,8 @@ def _draw_table(params: SceneParams, view: View, rng: np.random.Generator) -> np
     # far away: the room, dim and blurred; beyond the horizon a wall
     far = np.array(params.table_color, dtype=np.float32) * 0.35 + 20
     fade = np.clip((r - reach * 0.7) / (reach * 0.3), 0, 1)
-    fade = np.where(hits, fade, 1.0).astype(np.float32)[..., None]
+    fade = cv2.resize(np.where(hits, fade, 1.0).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    fade = fade[..., None]
     out = img.astype(np.float32) * (1 - fade) + far[None, None, :] * fade
     return out.astype(np.uint8)
 

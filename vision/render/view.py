@@ -53,10 +53,10 @@ class View:
         P = self.K @ np.column_stack([self.R[:, 0], self.R[:, 1], self.R[:, 2] * z + self.t])
         return P @ texel_to_mm
 
-    def rays(self) -> np.ndarray:
-        """Unit-free ray directions (H, W, 3) in board coordinates for every canvas pixel."""
+    def rays(self, step: int = 1) -> np.ndarray:
+        """Unit-free ray directions in board coordinates for every ``step``-th canvas pixel (rows, cols, 3)."""
         w, h = self.size
-        u, v = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
+        u, v = np.meshgrid(np.arange(0, w, step, dtype=np.float32), np.arange(0, h, step, dtype=np.float32))
         Kinv = np.linalg.inv(self.K).astype(np.float32)
         cam = np.stack([Kinv[0, 0] * u + Kinv[0, 2], Kinv[1, 1] * v + Kinv[1, 2], np.ones_like(u)], -1)
         return cam @ self.R.astype(np.float32)  # row vectors: d_board = R^T d_cam
