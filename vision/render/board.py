@@ -159,15 +159,16 @@ def _board_shadow(canvas: np.ndarray, params: SceneParams, view: View) -> None:
 
 def illumination(params: SceneParams, view: View) -> np.ndarray:
     """Per-pixel BGR gain (H, W, 3) float32: brightness gradient, vignetting and colour temperature."""
-    w, h = view.size
-    x = (np.arange(w, dtype=np.float32) / w - 0.5)[None, :]
-    y = (np.arange(h, dtype=np.float32) / h - 0.5)[:, None]
+    W, H = view.size
+    q = 4  # the field is smooth: computed on a coarse grid, then upsampled
+    w, h = W // q + 1, H // q + 1
+    x = (np.arange(w, dtype=np.float32) * q / W - 0.5)[None, :]
+    y = (np.arange(h, dtype=np.float32) * q / H - 0.5)[:, None]
     gx, gy = params.gradient
     level = 0.55 + 0.45 * (params.ambient + (1 - params.ambient) * np.sin(np.radians(params.light_elevation_deg)))
     field = level * (1.0 + gx * x + gy * y) * (1.0 - params.vignette * (x * x + y * y) * 2.0)
     if params.cast_shadows:  # soft shadows of things outside the picture: a player, a lamp arm
-        q = 4
-        mask = np.zeros((h // q + 1, w // q + 1), dtype=np.float32)
+        mask = np.zeros((h, w), dtype=np.float32)
         for cx, cy, rx, ry, ang, strength in params.cast_shadows:
             one = np.zeros_like(mask)
             t = np.linspace(0, 2 * np.pi, 40, endpoint=False)
@@ -179,9 +180,13 @@ def illumination(params: SceneParams, view: View) -> np.ndarray:
             cv2.fillPoly(one, [np.round(view.project(pts) / q * 16).astype(np.int32)], float(strength), cv2.LINE_AA, 4)
             soft = 0.35 * min(rx, ry) * view.f / max(view.depth(np.array([[cx, cy, 0.0]]))[0], 1.0) / q
             mask = np.maximum(mask, cv2.GaussianBlur(one, (0, 0), max(1.0, soft)))
-        field = field * (1.0 - cv2.resize(mask, (w, h), interpolation=cv2.INTER_LINEAR))
+        field = field * (1.0 - mask)
     tint = np.array(params.tint, dtype=np.float32)
-    return np.clip(field[..., None] * tint[None, None, :], 0.05, 2.0).astype(np.float32)
+    small = np.clip(field[..., None] * tint[None, None, :], 0.05, 2.0).astype(np.float32)
+    # cv2.resize maps pixel centres; this grid sits at multiples of q, so remap explicitly
+    mx = (np.arange(W, dtype=np.float32) / q)[None, :].repeat(H, 0)
+    my = (np.arange(H, dtype=np.float32) / q)[:, None].repeat(W, 1)
+    return cv2.remap(small, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
 def static_layer(params: SceneParams, view: View) -> tuple[np.ndarray, np.ndarray]:
