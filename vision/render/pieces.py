@@ -75,22 +75,23 @@ class PieceDrawer:
         shade = self._shade(n_side) * 0.88
         col = np.asarray(color, dtype=np.float64)
         nxt = np.roll(np.arange(SEGMENTS), -1)
+        side_q = _fx(np.stack([pb, pb[nxt], ps[nxt], ps], 1))  # (SEGMENTS, 4, 2) fixed point
+        side_c = np.clip(col[None, :] * shade[:, None], 0, 255).tolist()
         for i in np.nonzero(facing)[0]:
-            j = nxt[i]
-            quad = np.array([pb[i], pb[j], ps[j], ps[i]])
-            c = tuple(float(v) for v in np.clip(col * shade[i], 0, 255))
-            cv2.fillConvexPoly(canvas, _fx(quad), c, cv2.LINE_AA, SHIFT)
-        # bevelled rim: normals at 45°, with a specular glint where it mirrors the light
+            cv2.fillConvexPoly(canvas, side_q[i], side_c[i], cv2.LINE_AA, SHIFT)
+        # bevelled rim: normals at 45°, with a specular glint where it mirrors the light; the part
+        # turned away from the camera is hidden by the top face
         n_bev = np.stack([_COS, _SIN, np.ones(SEGMENTS)], 1) / np.sqrt(2)
         bev_mid = (side_top + top) / 2
         shade_b = self._shade(n_bev)
         spec = self._spec(n_bev, bev_mid) * 120
+        bev_q = _fx(np.stack([ps, ps[nxt], pt[nxt], pt], 1))
+        bev_c = np.clip(col[None, :] * shade_b[:, None] + spec[:, None], 0, 255).tolist()
+        seen = ((cam[None, :] - bev_mid) * n_bev).sum(1) > 0
         depth = view.depth(bev_mid)
         for i in np.argsort(-depth):
-            j = nxt[i]
-            quad = np.array([ps[i], ps[j], pt[j], pt[i]])
-            c = tuple(float(v) for v in np.clip(col * shade_b[i] + spec[i], 0, 255))
-            cv2.fillConvexPoly(canvas, _fx(quad), c, cv2.LINE_AA, SHIFT)
+            if seen[i]:
+                cv2.fillConvexPoly(canvas, bev_q[i], bev_c[i], cv2.LINE_AA, SHIFT)
         # top face, with concentric grooves and a faint sheen towards the light
         c_top = tuple(float(v) for v in np.clip(col, 0, 255))
         cv2.fillConvexPoly(canvas, _fx(pt), c_top, cv2.LINE_AA, SHIFT)
