@@ -149,7 +149,8 @@ class CalibrationFlow:
         assert collector.image_size is not None
         result = solve(collector.views, spec, collector.image_size)
         fx, fy = result.camera.focal
-        self.say(f"      calibrated from {len(collector.views)} views: focal length {fx:.1f} x {fy:.1f} px, "
+        dropped = f" ({result.dropped} blurred or misdetected views left out)" if result.dropped else ""
+        self.say(f"      calibrated from {len(result.per_view)} views{dropped}: focal length {fx:.1f} x {fy:.1f} px, "
                  f"RMS reprojection error {result.rms:.2f} px"
                  + ("" if result.rms < 1.0 else " (high: was the sheet flat and the picture sharp?)"))
         return result
@@ -270,13 +271,14 @@ class CalibrationFlow:
         model = ColourModel.learn(dark, light)
         profile.colours = {"model": model.to_json()}
         try:
-            learned = vision_adapter.learn_with_pipeline(frame, profile)
+            learned, reason = vision_adapter.learn_with_pipeline(frame, profile)
         except Exception as exc:  # the pipeline is another package: report, do not crash the set-up
-            learned = None
-            self.say(f"      vision could not learn the start position: {exc}")
+            learned, reason = None, str(exc)
         if learned is not None:
             profile.colours["vision"] = learned
-
+        elif reason:
+            self.say(f"      the recognizer could not learn this picture ({reason}): take hands and objects "
+                     "off the board, then run dama calibrate colours")
         self.say("[5/5] Check")
         reading = vision_adapter.pipeline_reading(frame, profile) or model.classify(dark)
         problems = check_start(reading, dark, model)

@@ -160,11 +160,26 @@ class ViewCollector:
 
 @dataclass
 class IntrinsicsResult:
-    """The solved camera and how well it explains each view (pixels)."""
+    """The solved camera and how well it explains each view (pixels); ``dropped`` views were outliers."""
 
     camera: CameraIntrinsics
     rms: float
     per_view: list[float]
+    dropped: int = 0
+
+
+def _calibrate(views: list[np.ndarray], spec: PatternSpec, image_size: tuple[int, int],
+               fix_k3: bool) -> tuple[float, np.ndarray, np.ndarray, list[float]]:
+    obj = spec.object_points()
+    image_points = [v.reshape(-1, 1, 2).astype(np.float32) for v in views]
+    flags = cv2.CALIB_FIX_K3 if fix_k3 else 0
+    rms, K, dist, rvecs, tvecs = cv2.calibrateCamera([obj] * len(views), image_points, image_size, None, None,
+                                                     flags=flags)
+    per_view = []
+    for pts, r, t in zip(image_points, rvecs, tvecs, strict=True):
+        proj, _ = cv2.projectPoints(obj, r, t, K, dist)
+        per_view.append(float(np.sqrt(np.mean(np.sum((proj - pts) ** 2, axis=2)))))
+    return float(rms), K, dist, per_view
 
 
 def solve(views: list[np.ndarray], spec: PatternSpec, image_size: tuple[int, int],
@@ -172,22 +187,22 @@ def solve(views: list[np.ndarray], spec: PatternSpec, image_size: tuple[int, int
     """Run ``calibrateCamera`` on the kept views; ValueError when there are too few.
 
     ``k3`` (the sixth-order radial term) is held at zero unless there are 15 views or more, because
-    with fewer views it trades off against k1/k2 and makes the edges worse, not better.
+    with fewer views it trades off against k1/k2 and makes the edges worse, not better. Views that
+    fit far worse than the others (a misdetected corner, a motion-blurred frame) are dropped once and
+    the solve repeated.
     """
     if len(views) < 3:
         raise ValueError(f"only {len(views)} usable views of the pattern; at least 3 are needed (10+ advised)")
     if fix_k3 is None:
         fix_k3 = len(views) < 15
-    obj = spec.object_points()
-    object_points = [obj for _ in views]
-    image_points = [v.reshape(-1, 1, 2).astype(np.float32) for v in views]
-    flags = cv2.CALIB_FIX_K3 if fix_k3 else 0
-    rms, K, dist, rvecs, tvecs = cv2.calibrateCamera(object_points, image_points, image_size, None, None,
-                                                     flags=flags)
-    per_view = []
-    for pts, r, t in zip(image_points, rvecs, tvecs, strict=True):
-        proj, _ = cv2.projectPoints(obj, r, t, K, dist)
-        per_view.append(float(np.sqrt(np.mean(np.sum((proj - pts) ** 2, axis=2)))))
+    rms, K, dist, per_view = _calibrate(views, spec, image_size, fix_k3)
+    limit = max(0.5, 3.0 * float(np.median(per_view)))
+    keep = [v for v, e in zip(views, per_view, strict=True) if e <= limit]
+    dropped = len(views) - len(keep)
+    if dropped and len(keep) >= 3:
+        rms, K, dist, per_view = _calibrate(keep, spec, image_size, fix_k3)
+    else:
+        dropped = 0
     camera = CameraIntrinsics(size=(int(image_size[0]), int(image_size[1])), K=K.tolist(),
-                              dist=dist.ravel()[:5].tolist(), rms=float(rms), views=len(views))
-    return IntrinsicsResult(camera=camera, rms=float(rms), per_view=per_view)
+                              dist=dist.ravel()[:5].tolist(), rms=rms, views=len(per_view))
+    return IntrinsicsResult(camera=camera, rms=rms, per_view=per_view, dropped=dropped)

@@ -20,7 +20,7 @@ from calibration.profile import CORNER_NAMES, Profile
 
 
 def _pipeline_class() -> Any | None:
-    for module in ("vision", "vision.pipeline"):
+    for module in ("vision.pipeline", "vision"):
         try:
             cls = getattr(importlib.import_module(module), "VisionPipeline", None)
         except ImportError:
@@ -50,22 +50,28 @@ def find_board_points(frame: np.ndarray) -> np.ndarray | None:
 
 
 def pipeline_profile(profile: Profile) -> dict[str, Any]:
-    """The vision pipeline's profile dict: its own learned data with our corners and White's side."""
+    """The vision pipeline's profile dict: its own learned data with our corners.
+
+    The corners tell the pipeline where a1 is (it keeps White's side by that point); the pipeline
+    still finds the board itself in every frame, so a manual override steers the naming only.
+    """
     data = dict(profile.colours.get("vision") or {})
     if profile.board is not None:
         data["corners"] = {k: list(profile.board.corners[k]) for k in CORNER_NAMES}
-        data["white_side"] = profile.board.white_side
     return data
 
 
-def learn_with_pipeline(frame: np.ndarray, profile: Profile) -> dict[str, Any] | None:
-    """Let the vision pipeline learn the start position; its profile dict, or None without a pipeline."""
+def learn_with_pipeline(frame: np.ndarray, profile: Profile) -> tuple[dict[str, Any] | None, str | None]:
+    """Let the vision pipeline learn the start position: (its profile dict, None) on success,
+    (None, reason) when it could not, (None, None) when there is no pipeline."""
     cls = _pipeline_class()
     if cls is None:
-        return None
+        return None, None
     pipeline = cls(pipeline_profile(profile))
-    pipeline.learn_start_position(frame)
-    return dict(pipeline.profile())
+    report = pipeline.learn_start_position(frame)
+    if isinstance(report, dict) and not report.get("ok", True):
+        return None, str(report.get("reason") or "unknown reason")
+    return dict(pipeline.profile()), None
 
 
 def pipeline_reading(frame: np.ndarray, profile: Profile) -> str | None:

@@ -115,7 +115,11 @@ def learn(profile: Profile, frame: np.ndarray | None) -> dict[str, Any]:
         raise ValueError("the corners and a camera picture are needed before learning colours")
     dark, light = dark_square_samples(frame, profile.board.corners)
     profile.colours = {"model": ColourModel.learn(dark, light).to_json()}
-    learned = vision_adapter.learn_with_pipeline(frame, profile)
+    learned, reason = vision_adapter.learn_with_pipeline(frame, profile)
     if learned is not None:
         profile.colours["vision"] = learned
-    return check(profile, frame)
+    out = check(profile, frame)
+    if reason:
+        out["problems"].insert(0, {"square": "", "message": f"the recognizer could not learn this picture "
+                                                             f"({reason}): clear the board and try again"})
+    return out

@@ -208,17 +208,18 @@ def _colours(args: argparse.Namespace, relearn: bool) -> int:
     dark, light = dark_square_samples(frame, corners)
     if relearn or "model" not in profile.colours:
         profile.colours = {"model": ColourModel.learn(dark, light).to_json()}
-        learned = vision_adapter.learn_with_pipeline(frame, profile)
+        learned, reason = vision_adapter.learn_with_pipeline(frame, profile)
         if learned is not None:
             profile.colours["vision"] = learned
-        print("colours learned from the start position")
+        print("colours learned from the start position" if reason is None else
+              f"the recognizer could not learn this picture ({reason}): clear the board of hands and objects")
     model = ColourModel.from_json(profile.colours["model"])
     reading = vision_adapter.pipeline_reading(frame, profile) or model.classify(dark)
     problems = check_start(reading, dark, model, START)
     for p in problems:
         print(p.message)
     print(f"{32 - len(problems)}/32 squares read correctly")
-    light_report = lighting(frame, corners, model, light)
+    light_report = lighting(frame, corners, model, light, dark)
     print(light_report.message())
     if relearn:
         print(f"profile saved to {save_profile(profile, target)}")

@@ -38,6 +38,18 @@ def test_focal_length_within_2_percent_and_rms_below_half_pixel(calibrated):
     assert abs(cx - camera.K[0, 2]) < 8 and abs(cy - camera.K[1, 2]) < 8
 
 
+def test_a_misdetected_view_is_left_out(calibrated):
+    camera, result, frames = calibrated
+    views = [find_pattern(f, SPEC) for f in frames]
+    views = [v for v in views if v is not None][:10]
+    bad = views[3].copy()
+    bad[5:12] += 6.0  # a run of corners found on the wrong edge
+    fixed = solve(views[:3] + [bad] + views[4:], SPEC, camera.size)
+    assert fixed.dropped == 1
+    assert fixed.rms < 0.5
+    assert abs(fixed.camera.focal[0] / camera.K[0, 0] - 1) < 0.02
+
+
 def _straightness(corners: np.ndarray) -> float:
     """Worst distance (px) of a pattern corner from the straight line through its row."""
     worst = 0.0
