@@ -66,15 +66,22 @@ def arm_parts(hand: HandPose, renderer: SceneRenderer) -> list[tuple[np.ndarray,
         (elbow, wrist, r0 * 1.05, r0 * 0.85, "skin"),
         (wrist, knuckle, r0 * 0.95, r0 * 1.15, "skin"),  # back of the hand, widening
     ]
-    for k, off in enumerate((-27.0, -9.0, 9.0, 26.0)):  # four fingers curling down to the target
-        base = knuckle + np.r_[p * off * 0.85, -4.0]
-        mid = np.array([*(tip[:2] + u * 25 + p * off * 0.55), z + 14])
-        end = np.array([*(tip[:2] + p * off * 0.35 + u * (4 if k in (0, 3) else 0)), z])
-        rf = 8.5 if k in (1, 2) else 7.5
+    # index finger and thumb pinch at the target; the other fingers curl progressively under the hand
+    curl = ((0.0, 0.0), (16.0, 6.0), (30.0, 12.0), (42.0, 18.0))  # (back towards the wrist, up) in mm
+    for k, off in enumerate((-28.0, -9.0, 10.0, 27.0)):
+        base = knuckle + np.r_[p * off, -4.0]
+        if k == 0:
+            end = np.array([*(tip[:2] + p * 6.0), z])
+        else:
+            back, up = curl[k]
+            end = np.array([*(tip[:2] + u * back + p * off * 0.7), z + up])
+        mid = (base + end) / 2 + np.r_[u * 6.0, 10.0]  # the middle joint stands up a little
+        rf = (8.5, 9.0, 8.5, 7.5)[k]
         parts += [(base, mid, rf, rf * 0.95, "skin"), (mid, end, rf * 0.95, rf * 0.85, "skin")]
-    thumb0 = wrist + np.r_[-p * 32, -8.0]
-    thumb1 = np.array([*(tip[:2] - p * 28 + u * 10), z + 4])
-    parts.append((thumb0, thumb1, 11.0, 9.0, "skin"))
+    thumb0 = wrist + np.r_[-p * 34, -8.0]
+    thumb_mid = np.array([*(tip[:2] - p * 36 + u * 40), z + 16])
+    thumb1 = np.array([*(tip[:2] - p * 8.0), z + 2])
+    parts += [(thumb0, thumb_mid, 12.0, 10.0, "skin"), (thumb_mid, thumb1, 10.0, 8.5, "skin")]
     return parts
 
 
