@@ -136,43 +136,56 @@ def _window(small: np.ndarray, h: np.ndarray, fit) -> tuple[int, int]:
     light = float(np.median(means[core & bright_cell & seen]))
     dark = float(np.median(means[core & ~bright_cell & seen]))
     contrast = max(light - dark, 1.0)
-    # In the playing area each light cell is brighter than its neighbours and each dark cell darker
-    # (light squares are always empty; pieces spoil a few dark ones). Outside it (frame, table,
-    # markers) cells do not alternate with their neighbours, so columns there score about zero. The
-    # test is local, so lighting gradients and glare do not matter.
+    # In the playing area each light cell is brighter than its neighbours along a line of the board
+    # and each dark cell darker (light squares are always empty; pieces spoil a few dark ones). A
+    # frame or the table does not alternate along its own length, so when choosing columns each cell
+    # is compared with its neighbours above and below, and when choosing rows with those beside it.
+    # The test is local, so lighting gradients and glare do not matter.
     m = np.where(seen, means, np.nan)
     pad_m = np.pad(m, 1, constant_values=np.nan)
-    neigh = np.stack([pad_m[:-2, 1:-1], pad_m[2:, 1:-1], pad_m[1:-1, :-2], pad_m[1:-1, 2:]])
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        local = np.nanmedian(neigh, axis=0)
-    diff = np.nan_to_num(np.where(bright_cell, m - local, local - m), nan=0.0)
-    local_ok = diff > 0.3 * contrast
-    # Also: light cells look like the light squares the quads found (a row of light men next to them
-    # spoils the local test); a dark-parity cell that looks like them counts against the window.
     q10, q90 = np.percentile(inner.transpose(0, 2, 1, 3).reshape(nv, nu, -1), [10, 90], axis=2)
+    # Light cells also look like the light squares the quads found (a row of light men beside them
+    # spoils the local test); a dark-parity cell that looks like them counts against the window.
     like_light = (np.abs(means - light) < 0.3 * contrast) & (q90 - q10 < 0.5 * contrast)
-    cell_score = np.where(bright_cell, (local_ok | like_light).astype(np.float64),
-                          local_ok.astype(np.float64) - like_light.astype(np.float64))
+    by_axis: list[np.ndarray] = []
+    for a_, b_ in ((pad_m[:-2, 1:-1], pad_m[2:, 1:-1]), (pad_m[1:-1, :-2], pad_m[1:-1, 2:])):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            local = np.nanmean(np.stack([a_, b_]), axis=0)
+        diff = np.nan_to_num(np.where(bright_cell, m - local, local - m), nan=0.0)
+        local_ok = diff > 0.3 * contrast
+        by_axis.append(np.where(bright_cell, (local_ok | like_light).astype(np.float64),
+                               local_ok.astype(np.float64) - like_light.astype(np.float64)))
     # Choose columns using all detected rows, then rows using the chosen columns, then columns again.
+    # Strongest cue: the seven inner lines of the board carry checker X-corners (square corners stay
+    # visible beside round pieces); the board's edges and anything outside carry none.
+    gu, gv = np.meshgrid(np.arange(nu + 1) + u0, np.arange(nv + 1) + v0)
+    pts = np.stack([gu.ravel(), gv.ravel()], axis=1).astype(np.float64)
+    xc = (_xcorner_scores(small, h, pts) > 0.25 * contrast).reshape(nv + 1, nu + 1).astype(np.float64)
     rng = [(pad[0], pad[0] + span[0]), (pad[1], pad[1] + span[1])]  # index ranges into the grid
     best = [int(lo[0]), int(lo[1])]
     for ax in (0, 1, 0):
         o_lo, o_hi = rng[1 - ax]
-        line = cell_score[o_lo:o_hi, :].sum(axis=0) if ax == 0 else cell_score[:, o_lo:o_hi].sum(axis=1)
+        line = by_axis[0][o_lo:o_hi, :].sum(axis=0) if ax == 0 else by_axis[1][:, o_lo:o_hi].sum(axis=1)
+        xline = xc[o_lo + 1:o_hi, :].sum(axis=0) if ax == 0 else xc[:, o_lo + 1:o_hi].sum(axis=1)
         origin = (u0, v0)[ax]
         starts = np.arange(min(lo[ax], hi[ax] - 7), max(lo[ax], hi[ax] - 7) + 1)
-        scores = [line[s - origin: s - origin + 8].sum() for s in starts]
+        scores = [xline[s - origin + 1: s - origin + 8].sum() + 0.25 * line[s - origin: s - origin + 8].sum()
+                  for s in starts]
         if DEBUG:
-            print(ax, list(starts), np.round(line, 2), np.round(scores, 2))
+            print(ax, list(starts), np.round(line, 2), xline, np.round(scores, 2))  # noqa: T201
         best[ax] = int(starts[int(np.argmax(scores))])
         rng[ax] = (best[ax] - origin, best[ax] - origin + 8)
     return best[0], best[1]
 
 
-def _xcorner_scores(gray: np.ndarray, h: np.ndarray, pts_uv: np.ndarray) -> np.ndarray:
-    """Checker X-corner evidence at lattice points: opposite quadrants alike, neighbours different."""
-    offs = np.array([[0.25, 0.25], [-0.25, -0.25], [0.25, -0.25], [-0.25, 0.25]])
+def _xcorner_scores(gray: np.ndarray, h: np.ndarray, pts_uv: np.ndarray, off: float = 0.14) -> np.ndarray:
+    """Checker X-corner evidence at lattice points: opposite quadrants alike, neighbours different.
+
+    The quadrants are sampled close to the corner (``off`` squares along each axis) where a round
+    piece in the middle of its square does not reach.
+    """
+    offs = np.array([[off, off], [-off, -off], [off, -off], [-off, off]])
     samples = (pts_uv[:, None, :] + offs[None]).reshape(-1, 2)
     xy = _apply(h, samples).astype(np.float32)
     vals = cv2.remap(gray, xy[:, 0:1], xy[:, 1:2], cv2.INTER_LINEAR, borderValue=0).reshape(-1, 4)
