@@ -178,3 +178,9 @@ def test_many_random_scenes_render_with_consistent_truth() -> None:
         assert (c >= 0).all() and (c[:, 0] < 128).all() and (c[:, 1] < 72).all()
         if hand is None:
             assert not r.hand_mask.any() and r.occluded == "0" * 32
+
+
+@pytest.mark.parametrize("kwargs", [{"holding": "x"}, {"side": "north"}, {"height_mm": -5.0}])
+def test_bad_hand_pose_is_rejected(kwargs) -> None:
+    with pytest.raises(ValueError):
+        HandPose("d4", **{"height_mm": 40.0, **kwargs})

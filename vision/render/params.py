@@ -49,6 +49,14 @@ class HandPose:
     side: str = "auto"
     xy_mm: tuple[float, float] | None = None
 
+    def __post_init__(self) -> None:
+        if self.holding not in (None, "w", "b", "W", "B"):
+            raise ValueError(f"holding must be None, 'w', 'b', 'W' or 'B', got {self.holding!r}")
+        if self.side not in ("auto", "white", "black", "left", "right"):
+            raise ValueError(f"side must be auto, white, black, left or right, got {self.side!r}")
+        if not np.isfinite(self.height_mm) or self.height_mm < 0:
+            raise ValueError(f"height_mm must be a non-negative number, got {self.height_mm!r}")
+
 
 @dataclass(frozen=True)
 class SceneParams:

@@ -185,6 +185,8 @@ def render_video(
     index, board, ``held`` = [first, last] frame, inclusive), ``hand`` (inclusive frame ranges where
     the hand touches the board area) and ``frames`` (per frame: board, occluded, hand). Same inputs
     and seed give byte-identical frames. ``progress(done, total)`` is called after every frame.
+    Without ``params`` the scene is ``random_scene_params(default_rng(seed), size=size)``; with them,
+    ``size`` is ignored (the camera's size is used).
     """
     if not states:
         raise ValueError("the script has no board states")
