@@ -114,6 +114,16 @@ def test_held_ranges_are_still_and_unoccluded(small_video) -> None:
     assert max(change(i) for i in hand_frames) > change(0) + 10.0  # noise alone gives change(0)
 
 
+def test_hand_comes_from_outside_the_picture(small_video) -> None:
+    """Each visit starts and ends with the hand out of view, so it never pops up on the table."""
+    _, _, truth, _ = small_video
+    seen = [f["hand_in_view"] for f in truth["frames"]]
+    held = [e["held"] for e in truth["timeline"]]
+    for (_, end), (start, _) in zip(held, held[1:], strict=False):
+        assert not seen[end + 1] and not seen[start - 1]
+        assert any(seen[end + 1 : start])
+
+
 def test_transitions_sit_between_held_states(small_video) -> None:
     _, _, truth, _ = small_video
     held = [e["held"] for e in truth["timeline"]]

@@ -102,6 +102,23 @@ def _clip(view, a: np.ndarray, b: np.ndarray, ra: float, rb: float):
     return a, b, ra, rb
 
 
+def hand_in_view(renderer: SceneRenderer, hand: HandPose) -> bool:
+    """True when any part of the hand or arm would be drawn inside the picture."""
+    view = renderer.view
+    w, h = view.size
+    for a0, b0, ra0, rb0, _ in arm_parts(hand, renderer):
+        clipped = _clip(view, a0, b0, ra0, rb0)
+        if clipped is None:
+            continue
+        a, b, ra, rb = clipped
+        pa, pb = view.project(np.array([a, b]))
+        r = max(ra * view.f / max(view.depth(a[None])[0], 1), rb * view.f / max(view.depth(b[None])[0], 1))
+        lo, hi = np.minimum(pa, pb) - r, np.maximum(pa, pb) + r
+        if hi[0] >= 0 and hi[1] >= 0 and lo[0] < w and lo[1] < h:
+            return True
+    return False
+
+
 def _capsule(canvas, a2, b2, ra, rb, color, mask=None) -> None:
     d = b2 - a2
     n = np.linalg.norm(d)

@@ -12,12 +12,13 @@ import cv2
 import numpy as np
 
 from vision.render.geometry import SQUARE_NAMES, parse_board
-from vision.render.hand import SIDES
+from vision.render.hand import SIDES, hand_in_view
 from vision.render.params import HandPose, SceneParams, random_scene_params
 from vision.render.scene import SceneRenderer, renderer_for
 
 CARRY_MM = 70.0  # height of the fingertips while carrying
-OFF_MM = 1000.0  # distance beyond the board edge where the hand appears and vanishes
+OFF_STEPS_MM = (400.0, 700.0, 1000.0, 1500.0, 2200.0, 3000.0)  # tried beyond the edge, nearest first
+FAST_MM_S = 1600.0  # hand speed while coming from or going out of the picture
 
 
 @dataclass
@@ -89,10 +90,19 @@ class _Animator:
         self.piece_h = renderer.pieces.h
 
     def off_point(self, side: str, near: np.ndarray) -> np.ndarray:
+        """Where the hand appears and vanishes: beyond the ``side`` edge, far enough that the hand is
+        out of the picture when possible (so it never pops up in the middle of the table)."""
         out = np.array(SIDES[side])
         c = np.array(self.g.center_mm)
         along = np.array([-out[1], out[0]])
-        return c + out * (self.g.playing_mm / 2 + self.g.frame_mm + OFF_MM) + along * ((near - c) @ along) * 0.5
+        base = c + along * ((near - c) @ along) * 0.5
+        edge = self.g.playing_mm / 2 + self.g.frame_mm
+        for extra in OFF_STEPS_MM:
+            point = base + out * (edge + extra)
+            pose = HandPose(height_mm=CARRY_MM + 40, side=side, xy_mm=(float(point[0]), float(point[1])))
+            if not hand_in_view(self.r, pose):
+                break
+        return point
 
     def trip_keys(self, t: float, board: str, side: str, steps: list[_Step], carried: str | None) -> tuple[
             list[_Key], float, str]:
@@ -103,7 +113,8 @@ class _Animator:
         keys.append(_Key(t, pos, CARRY_MM + 40, board, holding, side))
         for st in steps:
             target = np.array(self.g.square_center(st.square))
-            t += 0.25 + np.linalg.norm(target - pos) / 900.0
+            far = np.linalg.norm(target - pos)
+            t += 0.25 + (far / FAST_MM_S if st is steps[0] else far / 900.0)
             keys.append(_Key(t, target, CARRY_MM, board, holding, side))
             stack = 2 if board[st.square].isupper() else (1 if board[st.square] != "." else 0)
             placed = 2 if (st.place or "w").isupper() else 1
@@ -131,7 +142,7 @@ class _Animator:
             keys.append(_Key(t, target, CARRY_MM, board, holding, side))
             pos = target
         off = self.off_point(side, pos)
-        t += 0.25 + np.linalg.norm(off - pos) / 900.0
+        t += 0.25 + np.linalg.norm(off - pos) / FAST_MM_S
         keys.append(_Key(t, off, CARRY_MM + 40, board, holding, side))
         return keys, t, board
 
@@ -184,7 +195,8 @@ def render_video(
     ``.json``: fps, size, frame_count, camera, corners, square_centers, ``timeline`` (per state:
     index, board, ``held`` = [first, last] frame, inclusive), ``hand`` (inclusive frame ranges where
     the hand touches the board area) and ``frames`` (per frame: board, occluded, hand). Same inputs
-    and seed give byte-identical frames. ``progress(done, total)`` is called after every frame.
+    and seed give byte-identical frames; ``frames[i]["hand_in_view"]`` says whether any of the hand
+    or arm is in the picture at all. ``progress(done, total)`` is called after every frame.
     Without ``params`` the scene is ``random_scene_params(default_rng(seed), size=size)``; with them,
     ``size`` is ignored (the camera's size is used).
     """
@@ -236,7 +248,8 @@ def render_video(
             else:
                 cv2.imwrite(str(out_path / f"frame_{n:06d}.png"), r.image)
             over = bool(hand is not None and (r.hand_mask & board_px).any())
-            frames_gt.append({"board": b, "occluded": r.occluded, "hand": over})
+            in_view = bool(r.hand_mask.any())
+            frames_gt.append({"board": b, "occluded": r.occluded, "hand": over, "hand_in_view": in_view})
             if progress is not None:
                 progress(n + 1, len(schedule))
     finally:
