@@ -94,6 +94,12 @@ def _board_from_lattice(gray: np.ndarray, small: np.ndarray, scale: float, fit) 
         raise NotFound("no checkerboard found (no light/dark squares)")
     if board.inliers < 6:
         raise NotFound("checkerboard corners not confirmed")
+    # The confirmed inner corners must spread over the whole window: a window hanging over the
+    # frame edge (half a board in view, the rest covered or outside) has none on its far side.
+    ok = _xcorner_scores(gray, board.h, INNER_UV) > 0.25 * board.contrast
+    u, v = INNER_UV[ok, 0], INNER_UV[ok, 1]
+    if len(u) < 6 or u.min() > 2 or u.max() < 6 or v.min() > 2 or v.max() < 6:
+        raise NotFound("board not fully in view")
     return board
 
 

@@ -110,9 +110,9 @@ class VisionPipeline:
         if self._fit is not None and check_fit(gray, self._fit):
             return self._fit, True
         fit = localize(gray)
-        if self._fit is not None:
-            # The board moved: forget the rotation unless the new fit sits where the old one did.
-            self._rotation = None
+        # A new fit numbers its lattice afresh: the rotation is found again (from the remembered a1
+        # corner if the board is still about where it was, else from the pieces).
+        self._rotation = None
         self._fit = fit
         return fit, False
 

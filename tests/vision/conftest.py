@@ -1,0 +1,51 @@
+"""Small seeded renders shared by the vision tests (rendered once per session: the renderer is slow)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+from vision.geometry import START_BOARD
+
+SIZE = (640, 360)
+
+
+@dataclass
+class Scene:
+    """A camera/board scene rendered with the start position and with another board."""
+
+    seed: int
+    board: str
+    image: np.ndarray
+    corners: dict
+    start_image: np.ndarray
+    tilt: float
+    params: object
+
+
+def random_board(rng: np.random.Generator) -> str:
+    from vision.bench import random_board as rb
+
+    return rb(rng)
+
+
+@lru_cache(maxsize=32)
+def scene(seed: int) -> Scene:
+    """Scene ``seed``: the board fills 60–95 % of a 640×360 frame, any tilt up to 50°, any rotation."""
+    from vision.render import random_scene_params, render_scene
+
+    rng = np.random.default_rng(seed)
+    params = random_scene_params(rng, size=SIZE, fill=(0.6, 0.95))
+    board = random_board(rng)
+    r = render_scene(board, params)
+    s = render_scene(START_BOARD, params, seed=1)
+    return Scene(seed=seed, board=board, image=r.image, corners=r.corners, start_image=s.image,
+                 tilt=params.tilt_deg, params=params)
+
+
+@pytest.fixture
+def get_scene():
+    return scene
