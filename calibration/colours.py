@@ -155,8 +155,7 @@ def check_start(reading: str, dark: np.ndarray | None = None, model: ColourModel
         else:
             cause = _cause(want.lower(), got.lower(), dark[i], model) if dark is not None and model else \
                 "check the lighting and the corners"
-            text = f"{name} reads {CLASS_WORDS[got].removeprefix('a ')} but should hold " \
-                   f"{CLASS_WORDS[want]}: {cause}"
+            text = f"{name} reads {CLASS_WORDS[got]} but should hold {CLASS_WORDS[want]}: {cause}"
             if want == ".":
                 text = f"{name} reads {CLASS_WORDS[got]} but should be empty: {cause}"
         problems.append(SquareProblem(square=name, expected=want, read=got, message=text))

@@ -97,6 +97,32 @@ def _match_order(points: np.ndarray, ref: np.ndarray) -> np.ndarray:
     return np.roll(points, -best, 0)
 
 
+def board_visible(frame: np.ndarray, pts: np.ndarray, previous: np.ndarray | None = None) -> bool:
+    """Is a still checkerboard inside these corners (not the pattern sheet, not a moving hand)?"""
+    named = label_corners(pts, "bottom")
+    _, contrast = rule_2_4(frame, named)
+    if abs(contrast) < 12:
+        return False
+    if previous is None:
+        return True
+    a = top_view(frame, named).astype(np.int16)
+    b = top_view(previous, named).astype(np.int16)
+    return float(np.mean(np.abs(a - b))) < 6.0
+
+
+def still_board_frames(frames: Iterable[np.ndarray], pts: np.ndarray, count: int = 3) -> list[np.ndarray]:
+    """The first ``count`` consecutive frames showing a still board inside ``pts`` ([] if none)."""
+    kept: list[np.ndarray] = []
+    for frame in frames:
+        if board_visible(frame, pts, kept[-1] if kept else None):
+            kept.append(frame)
+            if len(kept) == count:
+                return kept
+        else:
+            kept = []
+    return []
+
+
 class CalibrationFlow:
     """Run :meth:`run` once over a frame stream; see the module docstring."""
 
@@ -169,7 +195,7 @@ class CalibrationFlow:
             frame = undistort(frame, self.camera)
             if self.opt.corners is not None:
                 pts = np.asarray(self.opt.corners, np.float64)
-                if not self._board_visible(frame, pts, kept[-1] if kept else None):
+                if not board_visible(frame, pts, kept[-1] if kept else None):
                     recent, kept = [], []
                     continue
                 recent.append(pts)
@@ -193,19 +219,6 @@ class CalibrationFlow:
             if len(recent) == self.opt.stable_frames and _stable(recent, self.opt.stable_px):
                 return kept, np.mean(recent, axis=0)
         return None
-
-    @staticmethod
-    def _board_visible(frame: np.ndarray, pts: np.ndarray, previous: np.ndarray | None) -> bool:
-        """Manual corners: is a still checkerboard inside them (not the pattern, not a moving hand)?"""
-        named = label_corners(pts, "bottom")
-        _, contrast = rule_2_4(frame, named)
-        if abs(contrast) < 12:
-            return False
-        if previous is None:
-            return True
-        a = top_view(frame, named).astype(np.int16)
-        b = top_view(previous, named).astype(np.int16)
-        return float(np.mean(np.abs(a - b))) < 6.0
 
     def run(self, frames: Iterable[np.ndarray]) -> FlowResult:
         """The whole guided flow; never raises for a bad picture, it reports it in the checklist."""

