@@ -25,6 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hold", type=float, default=1.5, help="seconds each state is held still (default 1.5)")
     parser.add_argument("--tilt", type=float, default=50.0, help="maximum camera tilt in degrees (default 50)")
     parser.add_argument("--distortion", action="store_true", help="add random lens distortion")
+    parser.add_argument("--shake", type=float, default=0.0, metavar="DEG",
+                        help="hand-held camera wobble of about DEG degrees (video; default 0)")
+    parser.add_argument("--bumps", type=int, default=0, help="number of times the camera is knocked (video)")
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
@@ -66,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--hold must not be negative")
         if not 0 <= args.tilt <= 60:
             raise ValueError("--tilt must be between 0 and 60 degrees")
+        if not 0 <= args.shake <= 10 or args.bumps < 0:
+            raise ValueError("--shake must be between 0 and 10 degrees and --bumps not negative")
         if args.script == "-":
             text, name = sys.stdin.read(), "<stdin>"
         else:
@@ -100,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"\rframe {done}/{total}", end="\n" if done == total else "", file=sys.stderr, flush=True)
 
         truth = render_video(states, out, seed=args.seed, fps=args.fps, hold_seconds=args.hold,
-                             params=params, progress=progress)
+                             params=params, progress=progress, shake_deg=args.shake, bumps=args.bumps)
     except OSError as exc:
         print(f"dama render: {exc}", file=sys.stderr)
         return 1

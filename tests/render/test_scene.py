@@ -60,18 +60,20 @@ def test_fill_parameter_controls_board_size() -> None:
     assert span(big) == pytest.approx(0.9 * 0.97, abs=0.03)
 
 
-@pytest.mark.parametrize("seed,distortion", [(11, False), (12, True), (13, False)])
-def test_pieces_drawn_at_square_centers(seed: int, distortion: bool) -> None:
-    """A lone dark piece changes the pixels around the reported square centre, and nowhere far away."""
+@pytest.mark.parametrize("seed,distortion,turn", [(11, False, None), (12, True, None), (13, False, None),
+                                                 (14, True, (1.5, -1.0, 4.0))])
+def test_pieces_drawn_at_square_centers(seed: int, distortion: bool, turn) -> None:
+    """A lone dark piece changes the pixels around the reported square centre, and nowhere far away
+    (also with the camera turned about its centre, as by a bump)."""
     p = clean(random_scene_params(np.random.default_rng(seed), size=SIZE, tilt_max=35, distortion=distortion))
-    empty = render_scene(EMPTY, p).image.astype(int)
-    r = render_scene(EMPTY, p)
+    empty = render_scene(EMPTY, p, camera_rotation=turn).image.astype(int)
+    r = render_scene(EMPTY, p, camera_rotation=turn)
     c = np.array([r.corners[k] for k in ("a1", "h1", "h8", "a8")])
     sq_px = np.mean(np.linalg.norm(c - np.roll(c, 1, axis=0), axis=1)) / 8  # a square's side in pixels
     for name in ("a1", "d4", "h8", "g1"):
         i = square_index(name)
         board = EMPTY[:i] + "b" + EMPTY[i + 1 :]
-        r = render_scene(board, p)
+        r = render_scene(board, p, camera_rotation=turn)
         diff = np.abs(r.image.astype(int) - empty).sum(2) > 12  # dark on dark wood: small differences
         ys, xs = np.nonzero(diff)
         assert len(xs) > 0.15 * sq_px**2, name
@@ -184,3 +186,14 @@ def test_many_random_scenes_render_with_consistent_truth() -> None:
 def test_bad_hand_pose_is_rejected(kwargs) -> None:
     with pytest.raises(ValueError):
         HandPose("d4", **{"height_mm": 40.0, **kwargs})
+
+
+def test_camera_rotation_moves_the_truth() -> None:
+    p = random_scene_params(np.random.default_rng(3), size=SIZE)
+    still = render_scene(START, p)
+    turned = render_scene(START, p, camera_rotation=(0.0, 0.0, 5.0))
+    a = np.array(list(still.corners.values()))
+    b = np.array(list(turned.corners.values()))
+    assert np.linalg.norm(a - b, axis=1).max() > 3
+    assert np.allclose(turned.camera.project(p.geometry.playing_corners3d()), b)
+    assert np.allclose(turned.camera.position, p.camera.position)  # turned about its own centre

@@ -174,3 +174,16 @@ def test_crowning_video_brings_one_disc(tmp_path) -> None:
     distinct = list(dict.fromkeys(f["board"] for f in truth["frames"]))
     assert distinct == [before, after]  # the man never leaves d8
     assert truth["hand"]
+
+
+def test_bumped_camera_has_per_frame_truth(tmp_path) -> None:
+    states = [START, put(START, c3=".", d4="w")]
+    params = random_scene_params(np.random.default_rng(5), size=(96, 54))
+    truth = render_video(states, tmp_path / "bump", params=params, fps=5.0, hold_seconds=1.0, bumps=1)
+    corners = [np.array(f["corners"]["a1"]) for f in truth["frames"]]
+    moves = [np.linalg.norm(b - a) for a, b in zip(corners, corners[1:], strict=False)]
+    first_held = truth["timeline"][0]["held"]
+    assert max(moves[: first_held[1]]) == 0  # no bump before the first state was seen
+    assert max(moves) > 0.5  # the bump moved the picture
+    assert sum(m > 0.01 for m in moves) <= 2  # a jolt over two frames, then the camera stays
+    assert truth["frames"][0]["corners"] == truth["corners"]  # the scene's camera until the first bump

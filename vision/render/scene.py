@@ -59,15 +59,17 @@ class SceneRenderer:
                                   g.square_mm * params.piece_height, params.piece_grooves)
         self._layers: OrderedDict[str, np.ndarray] = OrderedDict()
         cam = params.camera
-        self.corners = {n: tuple(float(v) for v in p)
-                        for n, p in zip(CORNER_NAMES, cam.project(g.playing_corners3d()), strict=True)}
         centres = g.square_centers()
-        self.square_centers = cam.project(np.column_stack([centres, np.zeros(32)]))
         # occlusion sample grid: 5×5 points over the central ±30% of every dark square
         s = np.linspace(-0.3, 0.3, 5) * g.square_mm
         grid = np.array([(a, b) for a in s for b in s])
         pts = (centres[:, None, :] + grid[None, :, :]).reshape(-1, 2)
-        self._occ_px = cam.project(np.column_stack([pts, np.zeros(len(pts))])).reshape(32, -1, 2)
+        self._truth_pts = np.vstack([
+            g.playing_corners3d(),
+            np.column_stack([centres, np.zeros(32)]),
+            np.column_stack([pts, np.zeros(len(pts))]),
+        ])
+        self.corners, self.square_centers, self._occ_px = self._truth(cam)
         w, h = cam.size
         noise_rng = np.random.default_rng([params.texture_seed, 1])
         pad = 64
@@ -127,34 +129,55 @@ class SceneRenderer:
         apply_shadow(canvas, cv2.GaussianBlur(mask, (0, 0), sigma), q, self.params.shadow_strength)
 
     # -- frame ------------------------------------------------------------------------------------
-    def frame(self, board: str, hand: HandPose | None = None, seed: int = 0) -> Rendered:
-        """Render ``board`` (observation string) with an optional hand; ``seed`` varies the sensor noise."""
+    def frame(self, board: str, hand: HandPose | None = None, seed: int = 0,
+              camera_rotation: tuple[float, float, float] | None = None) -> Rendered:
+        """Render ``board`` (observation string) with an optional hand; ``seed`` varies the sensor noise.
+
+        ``camera_rotation`` (degrees about the camera's x, y, z axes) turns the camera about its own
+        centre, e.g. a shaking hand or a bump: exact, since a pure rotation maps the ideal image by the
+        homography K·R·K⁻¹, and the ground truth comes from the turned camera.
+        """
         board = parse_board(board)
         canvas = self.piece_layer(board)
         w, h = self.camera.size
+        mask_c = None
         if hand is not None:
             from vision.render.hand import draw_hand
 
             canvas = canvas.copy()
             mask_c = np.zeros(canvas.shape[:2], dtype=np.uint8)
             draw_hand(self, canvas, mask_c, hand)
-            mask = self.view.finish(mask_c, nearest=True) > 127
-        else:
-            mask = np.zeros((h, w), dtype=bool)
-        img = self.view.finish(canvas)
-        img = self._sensor(img, seed)
+        cam, corners, centres, occ_px = self.camera, self.corners, self.square_centers, self._occ_px
+        if camera_rotation is not None and any(camera_rotation):
+            Rx = cv2.Rodrigues(np.radians(np.asarray(camera_rotation, dtype=np.float64)))[0]
+            H = self.view.K @ Rx @ np.linalg.inv(self.view.K)
+            cw, ch = self.view.size
+            canvas = cv2.warpPerspective(canvas, H, (cw, ch), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT)
+            if mask_c is not None:
+                mask_c = cv2.warpPerspective(mask_c, H, (cw, ch), flags=cv2.INTER_NEAREST)
+            R2 = Rx @ cam.R
+            cam = Camera(cam.K, cam.dist, cv2.Rodrigues(R2)[0].ravel(), Rx @ cam.tvec, cam.size)
+            corners, centres, occ_px = self._truth(cam)
+        mask = self.view.finish(mask_c, nearest=True) > 127 if mask_c is not None else np.zeros((h, w), dtype=bool)
+        img = self._sensor(self.view.finish(canvas), seed)
         return Rendered(
             image=img,
-            corners=dict(self.corners),
-            square_centers=self.square_centers.copy(),
+            corners=dict(corners),
+            square_centers=centres.copy(),
             hand_mask=mask,
-            occluded=self.occlusion(mask),
-            camera=self.camera,
+            occluded=self.occlusion(mask, occ_px),
+            camera=cam,
         )
 
-    def occlusion(self, mask: np.ndarray) -> str:
+    def _truth(self, cam: Camera) -> tuple[dict[str, tuple[float, float]], np.ndarray, np.ndarray]:
+        """Corners, square centres and occlusion sample pixels as seen by ``cam``."""
+        p = cam.project(self._truth_pts)
+        corners = {n: (float(x), float(y)) for n, (x, y) in zip(CORNER_NAMES, p[:4], strict=True)}
+        return corners, p[4:36], p[36:].reshape(32, -1, 2)
+
+    def occlusion(self, mask: np.ndarray, occ_px: np.ndarray | None = None) -> str:
         h, w = mask.shape
-        px = np.round(self._occ_px).astype(int)
+        px = np.round(self._occ_px if occ_px is None else occ_px).astype(int)
         inside = (px[..., 0] >= 0) & (px[..., 0] < w) & (px[..., 1] >= 0) & (px[..., 1] < h)
         hit = np.zeros(px.shape[:2], dtype=bool)
         hit[inside] = mask[px[..., 1][inside], px[..., 0][inside]]
@@ -212,8 +235,10 @@ def renderer_for(params: SceneParams) -> SceneRenderer:
     return r
 
 
-def render_scene(board: str, params: SceneParams, hand: HandPose | None = None, seed: int = 0) -> Rendered:
+def render_scene(board: str, params: SceneParams, hand: HandPose | None = None, seed: int = 0,
+                 camera_rotation: tuple[float, float, float] | None = None) -> Rendered:
     """Render one frame of ``board`` (32 chars of ``.wbWB``; W/B drawn as two stacked discs) in the scene
     ``params``, with an optional hand; ``seed`` picks the sensor noise of this frame. Same inputs →
-    identical bytes. Raises ValueError on a bad board."""
-    return renderer_for(params).frame(board, hand, seed)
+    identical bytes. Raises ValueError on a bad board. ``camera_rotation`` (degrees, optional) turns the
+    camera about its own centre (a bump or shake); ``Rendered.camera`` is then the turned camera."""
+    return renderer_for(params).frame(board, hand, seed, camera_rotation)

@@ -11,6 +11,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.render.camera import Camera
 from vision.render.geometry import SQUARE_NAMES, parse_board
 from vision.render.hand import SIDES, hand_in_view
 from vision.render.params import HandPose, SceneParams, random_scene_params
@@ -166,6 +167,31 @@ class _Animator:
         return out
 
 
+def camera_motion(n: int, fps: float, shake_deg: float, bumps: int, earliest: int, seed: int) -> np.ndarray | None:
+    """Per-frame camera rotations (n, 3) in degrees: smooth hand-held wobble plus lasting bumps.
+
+    None when there is no motion. Wobble: three sinusoids per axis (0.15-1.2 Hz, random phases),
+    scaled so the largest rotation is about ``shake_deg``. Bumps: at random frames from ``earliest``
+    on, a jolt of 1-3° about a random axis reached within two frames, which stays.
+    """
+    if shake_deg <= 0 and bumps <= 0:
+        return None
+    rng = np.random.default_rng([int(seed) & 0xFFFFFFFF, 7])
+    t = np.arange(n) / fps
+    rot = np.zeros((n, 3))
+    if shake_deg > 0:
+        for axis, weight in enumerate((1.0, 1.0, 0.5)):  # roll about the optical axis is smaller
+            wave = sum(np.sin(2 * np.pi * rng.uniform(0.15, 1.2) * t + rng.uniform(0, 2 * np.pi)) for _ in range(3))
+            rot[:, axis] = wave / 3.0 * shake_deg * weight
+    if bumps > 0 and earliest < n:
+        for f in np.sort(rng.integers(earliest, n, bumps)):
+            axis = rng.standard_normal(3)
+            step = axis / np.linalg.norm(axis) * rng.uniform(1.0, 3.0)
+            ramp = np.clip((np.arange(n) - f + 1) / 2.0, 0, 1)[:, None]
+            rot += ramp * step[None, :]
+    return rot
+
+
 def _ranges(flags: list[bool]) -> list[list[int]]:
     out: list[list[int]] = []
     for i, f in enumerate(flags):
@@ -185,6 +211,8 @@ def render_video(
     hold_seconds: float = 1.5,
     params: SceneParams | None = None,
     progress: Callable[[int, int], None] | None = None,
+    shake_deg: float = 0.0,
+    bumps: int = 0,
 ) -> dict:
     """Animate ``states`` (observation strings; the first is the start) into ``out_path``.
 
@@ -199,12 +227,20 @@ def render_video(
     or arm is in the picture at all. ``progress(done, total)`` is called after every frame.
     Without ``params`` the scene is ``random_scene_params(default_rng(seed), size=size)``; with them,
     ``size`` is ignored (the camera's size is used).
+
+    Camera motion (off by default): ``shake_deg`` > 0 lets the camera wobble smoothly about its own
+    centre like a hand-held phone (peak rotation about that many degrees); ``bumps`` > 0 knocks it
+    that many times, at random moments after the first held state, by 1-3° that stay. The image
+    then moves during held ranges too (the board and the absence of hands still hold), and every
+    entry of ``frames`` gets the frame's ``corners`` and ``camera``.
     """
     if not states:
         raise ValueError("the script has no board states")
     states = [parse_board(s) for s in states]
     if fps <= 0 or hold_seconds < 0:
         raise ValueError("fps must be positive and hold_seconds not negative")
+    if not (0 <= shake_deg <= 10) or bumps < 0:
+        raise ValueError("shake_deg must be in [0, 10] and bumps not negative")
     if params is None:
         params = random_scene_params(np.random.default_rng(seed), size=size)
     renderer = renderer_for(params)
@@ -234,22 +270,34 @@ def render_video(
         writer = cv2.VideoWriter(str(out_path), cv2.VideoWriter_fourcc(*"mp4v"), float(fps), (w, h))
         if not writer.isOpened():
             raise OSError(f"cannot open a video writer for {out_path}")
-    board_poly = np.zeros((h, w), dtype=np.uint8)
     edge = renderer.params.geometry.outer_corners3d()
-    pts = np.concatenate([edge[i] + (edge[(i + 1) % 4] - edge[i]) * np.linspace(0, 1, 16)[:, None] for i in range(4)])
-    cv2.fillPoly(board_poly, [np.round(params.camera.project(pts)).astype(np.int32)], 1)
-    board_px = board_poly.astype(bool)
+    outline = np.concatenate([edge[i] + (edge[(i + 1) % 4] - edge[i]) * np.linspace(0, 1, 16)[:, None]
+                              for i in range(4)])
+
+    def board_area(cam: Camera) -> np.ndarray:
+        area = np.zeros((h, w), dtype=np.uint8)
+        cv2.fillPoly(area, [np.round(cam.project(outline)).astype(np.int32)], 1)
+        return area.astype(bool)
+
+    rotations = camera_motion(len(schedule), fps, shake_deg, bumps, held[0][1] + 1, seed)
+    board_px = board_area(params.camera)
     frames_gt = []
     try:
         for n, (b, hand) in enumerate(schedule):
-            r = renderer.frame(b, hand, seed=n)
+            rot = None if rotations is None else tuple(float(v) for v in rotations[n])
+            r = renderer.frame(b, hand, seed=n, camera_rotation=rot)
             if writer is not None:
                 writer.write(r.image)
             else:
                 cv2.imwrite(str(out_path / f"frame_{n:06d}.png"), r.image)
-            over = bool(hand is not None and (r.hand_mask & board_px).any())
+            area = board_px if rot is None else board_area(r.camera)
+            over = bool(hand is not None and (r.hand_mask & area).any())
             in_view = bool(r.hand_mask.any())
-            frames_gt.append({"board": b, "occluded": r.occluded, "hand": over, "hand_in_view": in_view})
+            entry = {"board": b, "occluded": r.occluded, "hand": over, "hand_in_view": in_view}
+            if rot is not None:
+                entry["corners"] = {k: list(v) for k, v in r.corners.items()}
+                entry["camera"] = r.camera.to_dict()
+            frames_gt.append(entry)
             if progress is not None:
                 progress(n + 1, len(schedule))
     finally:
