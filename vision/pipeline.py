@@ -138,6 +138,8 @@ class VisionPipeline:
         feat = features(top)
         covered = covered_light_cells(feat, fit.bright_parity, fit.contrast)
         vec = cell_vectors(feat, fit.bright_parity, ~covered)
+        if self.model is None and not covered.any():
+            self._auto_learn(fit, vec)
         if self.model is not None:
             labels, conf = self.model.classify(vec)
             hidden = hidden_dark_cells(covered, fit.bright_parity, self.model.outliers(vec))
@@ -193,6 +195,52 @@ class VisionPipeline:
         a1 = orient._img(fit.h, orient.rotation_corners(k)[:1])[0]
         self._a1_xy = (float(a1[0]), float(a1[1]))
 
+    # -- the start position ----------------------------------------------------------------------
+    def _start_truth(self, fit: BoardFit, k: int) -> np.ndarray:
+        """Labels (lattice dark-cell order) of the start position under rotation ``k``."""
+        cells = dark_cells(fit.bright_parity)
+        index = {(int(i), int(j)): n for n, (i, j) in enumerate(cells)}
+        ok = orient.a1_is_dark(k, fit.bright_parity)
+        truth = np.zeros(32, dtype=np.int64)
+        for n, (i, j) in enumerate(orient.square_cells(k, ok)):
+            truth[index[(int(i), int(j))]] = ".wb".index(START_BOARD[n])
+        return truth
+
+    def _start_costs(self, fit: BoardFit, vec: np.ndarray) -> list[float]:
+        """How badly each rotation's start-position labels fit the cells (within-class scatter).
+
+        A half turn swaps light and dark men, which the scatter cannot see: the rotation whose
+        "light" men are darker than its "dark" men is ruled out.
+        """
+        costs = []
+        for k in range(4):
+            t = self._start_truth(fit, k)
+            spread = float(sum(((vec[t == c] - vec[t == c].mean(axis=0)) ** 2).sum() for c in range(3)))
+            swapped = vec[t == 1, 0].mean() < vec[t == 2, 0].mean()
+            costs.append(spread + (1e12 if swapped else 0.0))
+        return costs
+
+    def _auto_learn(self, fit: BoardFit, vec: np.ndarray) -> None:
+        """Learn the colour model from this frame if it clearly shows the start position.
+
+        Clearly: one rotation explains the cells far better than any other, and its three classes are
+        well apart (the class means differ by several times the spread within the classes).
+        """
+        costs = self._start_costs(fit, vec)
+        order = np.argsort(costs)
+        k = int(order[0])
+        if costs[k] > 0.5 * costs[int(order[1])]:
+            return
+        t = self._start_truth(fit, k)
+        means = [vec[t == c, :3].mean(axis=0) for c in range(3)]
+        within = np.sqrt(np.mean([((vec[t == c, :3] - means[c]) ** 2).sum(axis=1).mean() for c in range(3)]))
+        gaps = [np.linalg.norm(means[a] - means[b]) for a, b in ((0, 1), (0, 2), (1, 2))]
+        if min(gaps) < 3.0 * max(within, 1.0):
+            return
+        self.model = ColourModel.learn(vec, t)
+        if self.white_at is None and self._rotation is None:
+            self._remember(fit, k)
+
     # -- calibration ------------------------------------------------------------------------------
     def learn_start_position(self, frame: np.ndarray) -> dict:
         """Learn the colour model from a frame of the start position (all 32 labels known).
@@ -200,7 +248,7 @@ class VisionPipeline:
         White's side comes from ``white_at`` if given; otherwise each of the four rotations is tried
         and the one whose start-position labels form the tightest colour classes wins (light men,
         dark men and the two empty middle ranks leave no doubt). Returns a report: ``ok``, ``reason``,
-        ``orientation_ok``, ``agreement`` (share of squares the uncalibrated model already read right).
+        ``orientation_ok``, ``agreement`` (share of squares then read as the start position).
         """
         self.reset_tracking()
         self._rotation = None
@@ -214,26 +262,10 @@ class VisionPipeline:
             return {"ok": False, "reason": "something covers the board"}
         fit = self._fit
         vec = cell_vectors(features(warp_lattice(frame, fit.h)), fit.bright_parity)
-        cells = dark_cells(fit.bright_parity)
-        index = {(int(i), int(j)): n for n, (i, j) in enumerate(cells)}
-
-        def truth_for(k: int) -> np.ndarray:
-            ok = orient.a1_is_dark(k, fit.bright_parity)
-            truth = np.zeros(32, dtype=np.int64)
-            for n, (i, j) in enumerate(orient.square_cells(k, ok)):
-                truth[index[(int(i), int(j))]] = ".wb".index(START_BOARD[n])
-            return truth
-
-        def cost(k: int) -> float:
-            # Tight classes, and the light men lighter than the dark ones (a half turn swaps them).
-            t = truth_for(k)
-            spread = float(sum(((vec[t == c] - vec[t == c].mean(axis=0)) ** 2).sum() for c in range(3)))
-            swapped = vec[t == 1, 0].mean() < vec[t == 2, 0].mean()
-            return spread + (1e9 if swapped else 0.0)
-
-        k = orient.from_image_side(fit.h, self.white_at) if self.white_at is not None else min(range(4), key=cost)
+        costs = self._start_costs(fit, vec)
+        k = orient.from_image_side(fit.h, self.white_at) if self.white_at is not None else int(np.argmin(costs))
         self._remember(fit, k)
-        self.model = ColourModel.learn(vec, truth_for(k))
+        self.model = ColourModel.learn(vec, self._start_truth(fit, k))
         res = self.process(frame)
         agreement = sum(a == b for a, b in zip(res.board, START_BOARD, strict=True)) / 32
         return {"ok": True, "reason": None, "orientation_ok": res.orientation_ok, "agreement": agreement,

@@ -1,0 +1,63 @@
+"""`dama recognize`: the JSON contract and its failure cases (never a traceback)."""
+
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+import pytest
+
+from dama.cli import main
+
+
+def _run(capsys, *args) -> tuple[int, dict]:
+    rc = main(["recognize", *args])
+    out = capsys.readouterr().out.strip().splitlines()
+    assert len(out) == 1
+    return rc, json.loads(out[0])
+
+
+def test_found(tmp_path, capsys, get_scene):
+    sc = get_scene(3)
+    path = tmp_path / "board.png"
+    cv2.imwrite(str(path), sc.start_image)
+    rc, data = _run(capsys, str(path), "--json")
+    assert rc == 0
+    assert list(data) == ["found", "corners", "orientation_ok", "board", "ms"]
+    assert data["found"] is True and data["orientation_ok"] is True
+    assert data["board"] == "w" * 12 + "." * 8 + "b" * 12
+    for k in ("a1", "h1", "h8", "a8"):
+        assert np.hypot(*np.subtract(data["corners"][k], sc.corners[k])) < 2.0
+
+
+@pytest.mark.parametrize("kind", ["missing", "corrupt", "black", "half", "text"])
+def test_not_found(tmp_path, capsys, get_scene, kind):
+    path = tmp_path / f"{kind}.png"
+    if kind == "corrupt":
+        path.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
+    elif kind == "text":
+        path = tmp_path / "notes.txt"
+        path.write_text("not an image")
+    elif kind == "black":
+        cv2.imwrite(str(path), np.zeros((360, 640, 3), np.uint8))
+    elif kind == "half":
+        sc = get_scene(3)
+        img = sc.start_image.copy()
+        xs = [c[0] for c in sc.corners.values()]
+        img[:, int((min(xs) + max(xs)) / 2):] = 0
+        cv2.imwrite(str(path), img)
+    rc, data = _run(capsys, str(path), "--json")
+    assert rc == 1
+    assert data["found"] is False and data["reason"]
+
+
+def test_bad_profile(tmp_path, capsys, get_scene):
+    img = tmp_path / "b.png"
+    cv2.imwrite(str(img), get_scene(3).start_image)
+    prof = tmp_path / "p.json"
+    prof.write_text('{"colour_model": {"mean": [1], "std": [1]}}')
+    assert main(["recognize", str(img), "--profile", str(prof), "--json"]) == 2
+    prof.write_text("{broken")
+    assert main(["recognize", str(img), "--profile", str(prof), "--json"]) == 2
+    assert "profile" in capsys.readouterr().err
