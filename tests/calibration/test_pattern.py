@@ -53,3 +53,22 @@ def test_bad_pattern_requests():
 def test_image_is_a_chessboard():
     img = pattern_image(PatternSpec(5, 4), px_per_square=10, margin_squares=1)
     assert img[15, 15] == 0 and img[15, 25] == 255 and img[25, 15] == 255 and img[5, 5] == 255
+
+
+def test_pdf_renders_at_exact_size_in_a_real_reader(tmp_path):
+    """poppler (Debian package `poppler-utils`) rasterizes the PDF; squares come out 25 mm at 144 dpi."""
+    import shutil
+    import subprocess
+
+    if shutil.which("pdftoppm") is None:
+        pytest.skip("pdftoppm is not installed (Debian package `poppler-utils`)")
+    spec = PatternSpec(9, 6, 25.0)
+    write_pattern(spec, tmp_path / "p.pdf")
+    subprocess.run(["pdftoppm", "-r", "144", "-png", "-singlefile", str(tmp_path / "p.pdf"), str(tmp_path / "p")],
+                   check=True, capture_output=True, timeout=60)
+    img = cv2.imread(str(tmp_path / "p.png"))
+    corners = find_pattern(img, spec)
+    assert corners is not None
+    grid = corners.reshape(spec.inner[1], spec.inner[0], 2)
+    step = np.median(np.linalg.norm(np.diff(grid, axis=1), axis=2))
+    assert step == pytest.approx(25.0 / 25.4 * 144, rel=0.005)
