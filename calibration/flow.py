@@ -207,7 +207,7 @@ class CalibrationFlow:
             if pts is None:
                 recent, kept = [], []
                 misses += 1
-                if misses % 30 == 0:
+                if misses % 90 == 0:
                     self.say("      board not found yet: the whole board in view, nothing on its edges, "
                              "no hands over it")
                 continue

@@ -7,6 +7,7 @@
     dama calibrate colours --source 0 --profile NAME    re-learn the colours only
     dama calibrate check --source 0 --profile NAME      the pre-game check only
     dama calibrate show --profile NAME                  print a saved profile's summary
+    (NAME: a profile in ~/.config/dama/profiles, e.g. camera0-club1, or a path to a .json file)
 """
 
 from __future__ import annotations
@@ -178,8 +179,11 @@ def _guided(args: argparse.Namespace) -> int:
     from calibration.flow import CalibrationFlow, Options
     from calibration.profile import save_profile
 
+    live = args.source.strip().isdigit() or "://" in args.source
     opt = Options(pattern=None if args.no_lens else _spec(args), white_side=args.white_side,
-                  corners=parse_corners(args.corners) if args.corners else None, max_frames=args.max_frames)
+                  corners=parse_corners(args.corners) if args.corners else None, max_frames=args.max_frames,
+                  # a person needs a few seconds to pick up the sheet; a recorded video shows it at once
+                  pattern_wait=150 if live else 12, pattern_gone=60 if live else 15)
     interactive = sys.stdin.isatty() and not args.yes and not args.json
     say = (lambda line: None) if args.json else print
     flow = CalibrationFlow(_profile_target(args), opt, say=say,
