@@ -8,7 +8,7 @@ dashboard and the tests. It ends with a checklist and a profile ready to save.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +33,7 @@ from calibration.colours import (
 )
 from calibration.intrinsics import IntrinsicsResult, ViewCollector, find_pattern, solve
 from calibration.pattern import PatternSpec
-from calibration.profile import CORNER_NAMES, Profile
+from calibration.profile import CORNER_NAMES, CameraIntrinsics, Profile
 from calibration.undistort import undistort
 
 
@@ -133,11 +133,14 @@ class CalibrationFlow:
         self.opt = options or Options()
         self.say = say
         self.confirm = confirm
+        self.frames = 0  # frames read so far
+        self.camera: CameraIntrinsics | None = None  # set once the lens is calibrated
 
     # --- step 1: lens ------------------------------------------------------------------------------
 
-    def _lens(self, frames: Iterator[np.ndarray], first: list[np.ndarray]) -> IntrinsicsResult | None:
-        """Collect pattern views; frames that are not used here are handed on through ``first``."""
+    def lens(self, frames: Iterable[np.ndarray], first: list[np.ndarray] | None = None) -> IntrinsicsResult | None:
+        """Collect pattern views and solve; frames that may show the board are handed on in ``first``."""
+        first = [] if first is None else first
         spec = self.opt.pattern
         assert spec is not None
         self.say(f"[1/5] Lens: show the printed pattern ({spec.cols}x{spec.rows} squares of "
@@ -230,7 +233,7 @@ class CalibrationFlow:
         lens: IntrinsicsResult | None = None
         pending: list[np.ndarray] = []
         if self.opt.pattern is not None and self.opt.corners is None:
-            lens = self._lens(stream, pending)
+            lens = self.lens(stream, pending)
         if lens is not None:
             profile.camera = lens.camera
             self.camera = lens.camera

@@ -89,6 +89,14 @@ def check(profile: Profile, frame: np.ndarray | None) -> dict[str, Any]:
         return {"ok": False, "checklist": items, "problems": [], "suggested": None if found is None else
                 {k: list(v) for k, v in label_corners(found, "bottom").items()}}
     corners = profile.board.corners
+    saved = np.array([corners[k] for k in CORNER_NAMES])
+    square = float(np.linalg.norm(saved[1] - saved[0])) / 8
+    if found is not None and max(np.min(np.linalg.norm(found - p, axis=1)) for p in saved) > 0.5 * square:
+        items.append({"name": "board found", "ok": False,
+                      "detail": "the board or the camera moved since the corners were saved: find or drag "
+                                "them again and save"})
+        return {"ok": False, "checklist": items, "problems": [],
+                "suggested": {k: list(v) for k, v in label_corners(found, profile.board.white_side).items()}}
     items.append({"name": "board found", "ok": True, "detail": f"{profile.board.source} corners"})
     rule_ok, _ = rule_2_4(frame, corners)
     items.append({"name": "orientation correct", "ok": rule_ok,

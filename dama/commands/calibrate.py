@@ -17,8 +17,12 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from calibration.pattern import PatternSpec
 
 
 def _pattern_args(p: argparse.ArgumentParser) -> None:
@@ -96,7 +100,7 @@ def _default_name(source: str) -> str:
     return Path(source.rstrip("/")).stem or "default"
 
 
-def _spec(args: argparse.Namespace):
+def _spec(args: argparse.Namespace) -> PatternSpec:
     from calibration.pattern import PatternSpec, parse_squares
 
     cols, rows = parse_squares(args.squares)
@@ -159,9 +163,7 @@ def _intrinsics(args: argparse.Namespace) -> int:
     from calibration.profile import Profile, ProfileError, load_profile, save_profile
 
     opt = Options(pattern=_spec(args), pattern_wait=10**9, pattern_gone=10**9)
-    flow = CalibrationFlow(_profile_target(args), opt)
-    flow.frames = 0
-    lens = flow._lens(_frames(args.source, args.max_frames), [])
+    lens = CalibrationFlow(_profile_target(args), opt).lens(_frames(args.source, args.max_frames))
     if lens is None:
         return _fail("no lens calibration: too few different views of the pattern")
     target = _profile_target(args)

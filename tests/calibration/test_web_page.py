@@ -137,3 +137,16 @@ def test_no_picture(tmp_path):
     assert data["checklist"][0] == {"name": "board found", "ok": False, "detail": "no camera picture"}
     resp = client.post("/api/calibration/learn", json={})
     assert resp.status_code == 409 and "camera picture" in resp.get_json()["error"]
+
+
+def test_moved_board_is_reported(setup, scene):
+    client, _, _ = setup
+    pts = np.array([scene.corners[k] for k in ("a1", "h1", "h8", "a8")])
+    square = np.linalg.norm(pts[1] - pts[0]) / 8
+    shifted = pts + [1.5 * square, 0]  # corners saved before someone nudged the board
+    assert client.post("/api/calibration/corners", json={"corners": shifted.tolist(), "white_side": "bottom"}
+                       ).status_code == 200
+    checked = client.get("/api/calibration/check").get_json()
+    assert checked["checklist"][0]["ok"] is False and "moved" in checked["checklist"][0]["detail"]
+    for point in checked["suggested"].values():
+        assert np.min(np.linalg.norm(pts - np.array(point), axis=1)) < 3.0
