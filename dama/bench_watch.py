@@ -3,8 +3,8 @@
 - fps: frames per second of the whole loop as ``dama watch --fast`` runs it (decode, vision, stabilizer,
   referee, event bus with journal and PDN sinks), OpenCV limited to one thread; and the share of frames
   in tracking mode (the board fit kept from the previous frame).
-- latency: for every move, video time from the first frame without a hand after the move was made (the
-  renderer's ground truth) to the ``move`` event.
+- latency: for every correctly recognized move, video time from the first frame after the hand left the
+  board (the renderer's ground truth) to the ``move`` event.
 - memory: resident set size while a short clip is looped into a long game (``--minutes``, one hour
   with ``--minutes 60``), sampled along the way; it must stay flat.
 
@@ -95,16 +95,14 @@ def speed_and_latency(video: Path) -> dict[str, Any]:
         companion.close()
     fps = truth["fps"]
     latencies = []
-    timeline = truth["timeline"]
     script_moves = demo_script().moves
     for k, e in enumerate(moves):
-        # the newest state shown by then is the one the move made; its hold starts when the hand is off
-        candidates = [s for s in timeline if s["held"][0] / fps <= e["t"] + 1e-6]
-        clear = candidates[-1]["held"][0] / fps  # first hand-free frame of the newest state shown
-        latencies.append(e["t"] - clear)
-        if k < len(script_moves) and e["move"] != script_moves[k]:
-            latencies[-1] = float("nan")
-    good = [x for x in latencies if x == x]
+        # the hand that made the move: the last span of hand over the board ending before the event
+        ends = [end for _, end in truth["hand"] if (end + 1) / fps <= e["t"] + 1e-6]
+        if not ends or (k < len(script_moves) and e["move"] != script_moves[k]):
+            continue
+        latencies.append(e["t"] - (ends[-1] + 1) / fps)
+    good = latencies
     return {"frames": n, "seconds": elapsed, "fps": n / elapsed, "tracking": tracking / max(n, 1),
             "moves": len(moves), "latency_median": statistics.median(good) if good else None,
             "latency_max": max(good) if good else None}
