@@ -4,7 +4,7 @@ Tolerances: a board counts as found right when every outer corner lies within a 
 of the label (a window one square off is off by a whole square, so this separates right from wrong
 without depending on the labels' own precision). Against the eight labels made independently with
 OpenCV's findChessboardCornersSB on empty boards the corners must agree within 8 % of a square (5–8 px
-on these 1600×1200 photos, read at half size here): paper waves and lens distortion bend a printed
+on these 1600×1200 photos): paper waves and lens distortion bend a printed
 grid by a few pixels, and 8 % of a square is far below what square classification needs.
 The rate is the one measured when this test was written; it guards against regressions.
 """
@@ -28,10 +28,7 @@ def _results():
         if lab["corners"] is None:
             continue
         img = cv2.imread(str(Path(PHOTO_ROOT) / lab["image"]))
-        scale = 0.5  # half size keeps the test fast; corners are compared at full size
-        small = cv2.resize(img, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA)
-        res = VisionPipeline().process(small)
-        yield lab, res, scale
+        yield lab, VisionPipeline().process(img), 1.0
 
 
 def test_localization_generalises_to_real_photos():
