@@ -85,7 +85,9 @@ if __name__ == "__main__":
     from playwright.sync_api import sync_playwright
 
     out = Path(sys.argv[1] if len(sys.argv) > 1 else "calibration.png")
-    with serve(_app(Path("/tmp/dama-calibration-screenshot.json"))) as base, sync_playwright() as p:
+    profile = Path("/tmp/dama-calibration-screenshot.json")
+    profile.unlink(missing_ok=True)  # start as a new user would, without saved corners
+    with serve(_app(profile)) as base, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         page = browser.new_page(viewport={"width": 1200, "height": 760})
         print(drive(page, base)["checklist"])
