@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-CELL = 24  # top-view pixels per square
+CELL = 20  # top-view pixels per square
 
 
 def _masks(cell: int) -> tuple[np.ndarray, ...]:
@@ -38,7 +38,7 @@ class CellFeatures:
     """Lab statistics of the 64 cells, indexed [j, i] (lattice row v, column u)."""
 
     centre: np.ndarray  # (8, 8, 3) mean Lab of the centre disc
-    corner: np.ndarray  # (8, 8, 3) median Lab of the corner patches
+    corner: np.ndarray  # (8, 8, 3) median of the four corner patches' mean Lab
     corners4: np.ndarray  # (8, 8, 4, 3) mean Lab of each corner patch (TL, TR, BL, BR)
     inner: np.ndarray  # (8, 8, 3) median Lab of the inner square (robust to a partial cover)
     spread: np.ndarray  # (8, 8) fraction of inner pixels far from the cell's median colour
@@ -63,8 +63,8 @@ def features(top_bgr: np.ndarray) -> CellFeatures:
     km = CORNER_MASK.ravel()
     im = INNER_MASK.ravel()
     centre = cells[:, :, cm].mean(axis=2)
-    corner = np.median(cells[:, :, km], axis=2)
     corners4 = np.stack([cells[:, :, m.ravel()].mean(axis=2) for m in CORNER4_MASKS], axis=2)
+    corner = np.median(corners4, axis=2)  # a piece leaning over one or two corners does not move it
     inner_px = cells[:, :, im]
     inner = np.median(inner_px, axis=2)
     dist = np.linalg.norm(inner_px - inner[:, :, None, :], axis=3)

@@ -13,6 +13,7 @@ are always empty), so a gradient, a colour cast or a shadow moves both alike. Tw
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,22 +34,29 @@ def light_cells(bright_parity: int) -> np.ndarray:
 
 
 def light_reference(feat: CellFeatures, bright_parity: int, light_ok: np.ndarray | None = None) -> np.ndarray:
-    """(8, 8, 3) Lab of the empty light square expected at every cell: median of nearby light cells."""
+    """(32, 3) Lab of the empty light square expected at each dark cell: median of its light neighbours.
+
+    Neighbours covered by a hand (``light_ok`` False) are left out; with none left, the board-wide
+    median of the light squares stands in.
+    """
     lab = feat.inner
-    ok = np.zeros((8, 8), dtype=bool)
-    for i, j in light_cells(bright_parity):
-        ok[j, i] = True if light_ok is None else bool(light_ok[j, i])
+    light = np.zeros((8, 8), dtype=bool)
+    lc = light_cells(bright_parity)
+    light[lc[:, 1], lc[:, 0]] = True
+    ok = light if light_ok is None else light & light_ok
     if ok.sum() < 4:
-        ok = np.zeros((8, 8), dtype=bool)
-        for i, j in light_cells(bright_parity):
-            ok[j, i] = True
-    ref = np.zeros((8, 8, 3), dtype=np.float64)
+        ok = light
+    vals = np.where(ok[..., None], lab, np.nan)
     global_ref = np.median(lab[ok], axis=0)
-    for j in range(8):
-        for i in range(8):
-            j0, j1, i0, i1 = max(0, j - 1), min(8, j + 2), max(0, i - 1), min(8, i + 2)
-            m = ok[j0:j1, i0:i1]
-            ref[j, i] = np.median(lab[j0:j1, i0:i1][m], axis=0) if m.sum() >= 2 else global_ref
+    pad = np.pad(vals, ((1, 1), (1, 1), (0, 0)), constant_values=np.nan)
+    cells = dark_cells(bright_parity)
+    ii, jj = cells[:, 0] + 1, cells[:, 1] + 1
+    neigh = np.stack([pad[jj - 1, ii], pad[jj + 1, ii], pad[jj, ii - 1], pad[jj, ii + 1]], axis=1)  # (32, 4, 3)
+    n_ok = np.isfinite(neigh[:, :, 0]).sum(axis=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ref = np.nanmedian(neigh, axis=1)
+    ref[n_ok < 1] = global_ref
     return ref
 
 
@@ -59,7 +67,7 @@ def cell_vectors(feat: CellFeatures, bright_parity: int, light_ok: np.ndarray | 
     jj, ii = cells[:, 1], cells[:, 0]
     c = feat.centre[jj, ii]
     k = feat.corner[jj, ii]
-    return np.hstack([c - ref[jj, ii], c - k, feat.texture[jj, ii][:, None], feat.ring[jj, ii][:, None]])
+    return np.hstack([c - ref, c - k, feat.texture[jj, ii][:, None], feat.ring[jj, ii][:, None]])
 
 
 def _two_means(x: np.ndarray) -> tuple[float, float, float]:
@@ -87,7 +95,7 @@ def bare_dark_colour(feat: CellFeatures, bright_parity: int, light_ok: np.ndarra
     ref = light_reference(feat, bright_parity, light_ok)
     cells = dark_cells(bright_parity)
     jj, ii = cells[:, 1], cells[:, 0]
-    pts = (feat.corners4[jj, ii] - ref[jj, ii][:, None, :]).reshape(-1, 3)
+    pts = (feat.corners4[jj, ii] - ref[:, None, :]).reshape(-1, 3)
     d = np.linalg.norm(pts[:, None] - pts[None], axis=2)
     counts = (d < 6.0).sum(axis=1)
     best = int(np.argmax(counts))
@@ -104,7 +112,7 @@ def default_classify(vec: np.ndarray, empty: np.ndarray, board_contrast: float) 
     d = np.linalg.norm(x - empty, axis=1)
     near = d[d < np.percentile(d, 25) + 4.0]
     spread = float(np.sqrt(np.mean(near ** 2))) if len(near) else 3.0
-    thr = float(np.clip(2.5 * spread, 6.0, 0.25 * max(board_contrast, 30.0)))
+    thr = float(np.clip(3.0 * spread, 8.0, 0.25 * max(board_contrast, 40.0)))
     occupied = d > thr
     labels = np.zeros(32, dtype=np.int64)
     lightness = x[:, 0]

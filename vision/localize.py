@@ -185,19 +185,29 @@ def _window(small: np.ndarray, h: np.ndarray, fit) -> tuple[int, int]:
     return best[0], best[1]
 
 
-def _xcorner_scores(gray: np.ndarray, h: np.ndarray, pts_uv: np.ndarray, off: float = 0.14) -> np.ndarray:
+def _xcorner_scores(gray: np.ndarray, h: np.ndarray, pts_uv: np.ndarray, off: float = 0.14,
+                    bright_parity: int | None = None) -> np.ndarray:
     """Checker X-corner evidence at lattice points: opposite quadrants alike, neighbours different.
 
     The quadrants are sampled close to the corner (``off`` squares along each axis) where a round
-    piece in the middle of its square does not reach.
+    piece in the middle of its square does not reach. With ``bright_parity`` the polarity must match
+    too (the cell right-below a lattice point is light iff (u + v) % 2 == bright_parity).
     """
     offs = np.array([[off, off], [-off, -off], [off, -off], [-off, off]])
     samples = (pts_uv[:, None, :] + offs[None]).reshape(-1, 2)
     xy = _apply(h, samples).astype(np.float32)
-    vals = cv2.remap(gray, xy[:, 0:1], xy[:, 1:2], cv2.INTER_LINEAR, borderValue=0).reshape(-1, 4)
-    vals = vals.astype(np.float32)
+    vals = cv2.remap(gray, xy[:, 0:1], xy[:, 1:2], cv2.INTER_LINEAR, borderValue=0).astype(np.float32)
+    if vals.ndim == 3:  # a colour frame (tracking samples it directly, without a grey copy)
+        vals = vals.mean(axis=2)
+    vals = vals.reshape(-1, 4)
     a, b, c, d = vals.T
-    return np.abs((a + b) - (c + d)) / 2 - np.abs(a - b) - np.abs(c - d)
+    diff = (a + b) - (c + d)
+    if bright_parity is None:
+        diff = np.abs(diff)
+    else:
+        uv = np.round(pts_uv).astype(np.int64)
+        diff = diff * np.where((uv[:, 0] + uv[:, 1]) % 2 == bright_parity, 1.0, -1.0)
+    return diff / 2 - np.abs(a - b) - np.abs(c - d)
 
 
 INNER_UV = np.array([[i, j] for j in range(1, 8) for i in range(1, 8)], dtype=np.float64)
@@ -266,12 +276,12 @@ def _robust_homography(src: np.ndarray, dst: np.ndarray, tol: float) -> tuple[np
     return h, int(keep.sum())
 
 
-def check_fit(gray: np.ndarray, board: BoardFit, min_fraction: float = 0.5) -> bool:
+def check_fit(frame: np.ndarray, board: BoardFit, min_fraction: float = 0.5) -> bool:
     """Tracking test: do enough of the previous inner corners still look like X-corners here?
 
     Pieces and a hand hide some corners, so the test asks for a fraction of those confirmed at
     localization time, with the same polarity as before (a moved board breaks the polarity pattern).
     """
-    score = _xcorner_scores(gray, board.h, INNER_UV)
+    score = _xcorner_scores(frame, board.h, INNER_UV, bright_parity=board.bright_parity)
     thr = 0.25 * max(board.contrast, MIN_CONTRAST)
     return int((score > thr).sum()) >= max(6, int(min_fraction * board.inliers))

@@ -106,10 +106,9 @@ class VisionPipeline:
         self._fit = None
 
     def _locate(self, frame: np.ndarray) -> tuple[BoardFit, bool]:
-        gray = to_gray(frame)
-        if self._fit is not None and check_fit(gray, self._fit):
+        if self._fit is not None and check_fit(frame, self._fit):
             return self._fit, True
-        fit = localize(gray)
+        fit = localize(to_gray(frame))
         # A new fit numbers its lattice afresh: the rotation is found again (from the remembered a1
         # corner if the board is still about where it was, else from the pieces).
         self._rotation = None
