@@ -244,3 +244,27 @@ def test_page_reconnects_and_catches_up_on_what_it_missed(live):
     page.wait_for_selector("#conn[data-ok=true]", timeout=15_000)
     page.wait_for_function("document.querySelector('#moves tbody').innerText.includes('f6-e5')")
     assert errors == []
+
+
+def test_camera_is_fetched_only_while_visible(live):
+    companion, page, errors = live
+    frames: list[str] = []
+    page.on("request", lambda r: frames.append(r.url) if "/api/frame.jpg" in r.url else None)
+    # (events reach Python only while Playwright is called: wait with page.wait_for_timeout, not sleep)
+    page.wait_for_timeout(1200)
+    assert len(frames) >= 3  # a few per second while on screen
+    page.click("#camera-toggle")  # Hide
+    page.wait_for_timeout(500)
+    n = len(frames)
+    page.wait_for_timeout(1200)
+    assert len(frames) == n and page.locator("#camera-fig").is_hidden()
+    page.click("#camera-toggle")  # Show again
+    page.wait_for_timeout(1000)
+    assert len(frames) > n
+    page.set_viewport_size({"width": 1360, "height": 300})  # camera scrolled out of view
+    page.evaluate("window.scrollTo(0, 0)")
+    page.wait_for_timeout(600)
+    n = len(frames)
+    page.wait_for_timeout(1200)
+    assert len(frames) <= n + 1  # at most the request already under way
+    assert errors == []

@@ -146,9 +146,11 @@
     if (tokenRequired) {
       $('token-row').hidden = false;
       $('token').value = token();
-      $('token').addEventListener('change', () => {
+      const save = () => {
         try { sessionStorage.setItem('dama.token', $('token').value.trim()); } catch (e) { /* ignore */ }
-      });
+      };
+      $('token').addEventListener('change', save);
+      $('token-row').addEventListener('submit', (ev) => { ev.preventDefault(); save(); });
     }
   })();
 
