@@ -6,8 +6,9 @@ loop (:mod:`dama.watch`) on one thread; dashboard actions come in on web threads
 referee consistent between them. Everything a session says goes out as an event on the shared
 :class:`~dama.bus.EventBus`, with ``board`` and ``t`` added.
 
-:class:`Companion` holds the sessions of every board watched by this process (one today; issue 6 adds
-``--source name=SRC`` repeated) and is the interface of the dashboard (``webui.create_app``):
+:class:`Companion` holds the sessions of every board watched by this process (``dama watch --source
+name=SRC`` repeated; each session is fed by a thread of its own) and is the interface of the dashboard
+(``webui.create_app``):
 
 - ``boards() -> list[str]``
 - ``snapshot(board) -> dict``: JSON-able: ``board``, ``fen``, ``board_string``, ``turn``, ``moves``
@@ -361,9 +362,11 @@ class BoardSession:
 class Companion:
     """Every board watched by this process, behind the interface the dashboard reads."""
 
-    def __init__(self, bus: EventBus | None = None, tags: dict[str, str] | None = None) -> None:
+    def __init__(self, bus: EventBus | None = None, tags: dict[str, str] | None = None,
+                 board_tags: dict[str, dict[str, str]] | None = None) -> None:
         self.bus = bus or EventBus()
-        self.tags = dict(tags or {})
+        self.tags = dict(tags or {})  # PDN tags of every board (Event, Site, Round …)
+        self.board_tags = {b: dict(t) for b, t in (board_tags or {}).items()}  # one board's (White, Board …)
         self._sessions: dict[str, BoardSession] = {}
 
     def add(self, session: BoardSession) -> BoardSession:
@@ -393,8 +396,12 @@ class Companion:
     def control(self, board: str, action: str, **params: Any) -> dict[str, Any]:
         return self.session(board).control(action, **params)
 
+    def tags_of(self, board: str) -> dict[str, str]:
+        """The PDN tags of ``board``: the common ones overridden by the board's own."""
+        return {**self.tags, **self.board_tags.get(board, {})}
+
     def pdn(self, board: str) -> str:
-        return self.session(board).pdn(self.tags)
+        return self.session(board).pdn(self.tags_of(board))
 
     def close(self, timeout: float = 10.0) -> None:
         self.bus.close(timeout)

@@ -7,6 +7,8 @@ import logging
 import signal
 import threading
 
+from dama.broadcast.tags import parse_board_tags
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mqtt", required=True, metavar="URL",
@@ -19,17 +21,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--round", default="1", help="PDN Round tag")
     parser.add_argument("--tag", action="append", default=[], metavar="BOARD:NAME=VALUE",
                         help="a PDN tag of one board, e.g. board1:White=Novák (repeatable)")
-
-
-def parse_board_tags(items: list[str]) -> dict[str, dict[str, str]]:
-    tags: dict[str, dict[str, str]] = {}
-    for item in items:
-        board, sep, rest = item.partition(":")
-        name, eq, value = rest.partition("=")
-        if not sep or not eq or not board or not name:
-            raise ValueError(f"--tag {item!r}: write BOARD:NAME=VALUE, e.g. board1:White=Novák")
-        tags.setdefault(board, {})[name] = value
-    return tags
 
 
 def run(args: argparse.Namespace) -> int:
