@@ -291,9 +291,8 @@ class Referee:
         before = self.position
         self._crown_history.append(dict(self._crowns))
         explained = finding.move if finding.side is before.turn else None
-        self.game.push_illegal(explained, stands,
-                               f"position accepted as it stands (čl. 5.7) after {finding.kind.replace('_', ' ')}",
-                               t)
+        comment = f"position accepted as it stands (čl. 5.7) after {finding.kind.replace('_', ' ')}"
+        self.game.push_illegal(explained, stands, comment, t)
         for sq in [s for s in self._crowns if not ((stands.white | stands.black) >> s) & 1]:
             del self._crowns[sq]
         new_kings = stands.kings & ~before.kings
@@ -302,7 +301,11 @@ class Referee:
                 if (new_kings & bb) >> sq & 1 and (PROMOTION_ROW[colour is Color.WHITE] >> sq) & 1:
                     self._crowns[sq] = _Crown(colour)
         self._enter(WAITING)
-        return [{"event": "accepted", "fen": stands.fen(), "side": finding.side.value}] + self._check_end()
+        event: Event = {"event": "accepted", "fen": stands.fen(), "side": finding.side.value, "comment": comment}
+        if explained is not None:  # the move that broke the rules, so a record built from events matches ours
+            event.update(move=explained.full_notation(), path=explained.path_names(),
+                         captured=explained.captured_names())
+        return [event] + self._check_end()
 
     def _check_end(self) -> list[Event]:
         outcome = self.game.outcome()
