@@ -7,8 +7,15 @@ can never disagree.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from typing import Any
+
+from rules import Move, Position, parse_square
+from rules.game import Game
+from rules.pdn import read_games
+
+log = logging.getLogger("dama.record")
 
 START_FEN = "W:Wa1,a3,b2,c1,c3,d2,e1,e3,f2,g1,g3,h2:Ba7,b6,b8,c7,d6,d8,e7,f6,f8,g7,h6,h8"
 
@@ -23,17 +30,9 @@ class RecordedMove:
     t: float | None
     fen: str | None
     event: Event = field(default_factory=dict)
-    comments: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {"ply": self.ply, "side": self.side, "move": self.move, "t": self.t}
-
-
-def _clock(seconds: float) -> str:
-    seconds = max(0.0, seconds)
-    h, rest = divmod(seconds, 3600)
-    m, s = divmod(rest, 60)
-    return f"{int(h)}:{int(m):02d}:{s:04.1f}"
 
 
 def violation_text(event: Event) -> str:
@@ -51,11 +50,11 @@ class GameRecord:
         self.reset(fen, None)
 
     def reset(self, fen: str, t: float | None) -> None:
+        self.game = Game(Position.from_fen(fen))  # the PDN: written by rules.pdn, like the referee's own
         self.start_fen = fen
         self.fen = fen
         self.t0 = t
         self.moves: list[RecordedMove] = []
-        self.preface: list[str] = []  # comments before the first move
         self.alerts: list[Event] = []
         self.pending: Event | None = None
         self.result: str | None = None
@@ -63,7 +62,28 @@ class GameRecord:
         self.violations = 0
 
     def _comment(self, text: str) -> None:
-        (self.moves[-1].comments if self.moves else self.preface).append(text)
+        self.game.add_comment(text)
+
+    def _elapsed(self, t: float | None) -> float | None:
+        return None if t is None else max(0.0, t - (self.t0 if self.t0 is not None else t))
+
+    @staticmethod
+    def _move(event: Event) -> Move | None:
+        """The move an event names by its path and captured squares (None when it names none)."""
+        path = event.get("path") or []
+        if len(path) < 2:
+            return None
+        return Move(tuple(parse_square(s) for s in path), tuple(parse_square(s) for s in event.get("captured") or []))
+
+    def _push(self, event: Event, t: float | None) -> None:
+        move = self._move(event)
+        try:
+            self.game.push(move if move is not None else str(event.get("move", "")), t=self._elapsed(t))
+        except ValueError as exc:  # the stream disagrees with the rules: keep the move, as it stands
+            log.warning("move %s does not follow from the recorded position (%s); kept as played",
+                        event.get("move"), exc)
+            if event.get("fen"):
+                self.game.push_illegal(move, Position.from_fen(event["fen"]), "recorded as played", self._elapsed(t))
 
     def apply(self, event: Event) -> None:
         kind = event.get("event")
@@ -76,6 +96,7 @@ class GameRecord:
             ply = int(event.get("ply") or len(self.moves) + 1)
             self.moves.append(RecordedMove(ply, str(event.get("side", "")), str(event.get("move", "")),
                                            t, event.get("fen"), event))
+            self._push(event, t)
             self.pending = None
         elif kind == "violation":
             self.violations += 1
@@ -88,20 +109,25 @@ class GameRecord:
             self.alerts = []
         elif kind == "accepted":
             self.alerts = []
-            self._comment(f"position accepted as it stands (čl. 5.7): {event.get('fen', '')}")
+            comment = str(event.get("comment") or "position accepted as it stands (čl. 5.7)")
+            if event.get("fen"):
+                self.game.push_illegal(self._move(event), Position.from_fen(event["fen"]), comment, self._elapsed(t))
         elif kind == "pending":
             self.pending = event
         elif kind == "takeback":
             if self.moves:
                 self.moves.pop()
+            if len(self.game):
+                self.game.pop()
             self.alerts = []
             self.pending = None
             self.result = None
         elif kind == "game_over":
             self.result = event.get("result")
             self.result_reason = event.get("reason")
-            if self.result_reason:
-                self._comment(str(self.result_reason))
+            outcome = self.game.outcome()
+            if self.result and (outcome is None or outcome[0] != self.result):
+                self.game.set_result(self.result, self.result_reason)  # declared, e.g. resignation
         if event.get("fen") and kind in ("move", "accepted", "takeback", "game_start"):
             self.fen = event["fen"]
 
@@ -113,57 +139,15 @@ class GameRecord:
         return [m.move for m in self.moves]
 
     def pdn(self, tags: dict[str, str] | None = None) -> str:
-        """The game as PDN: standard tags, the time of each move as a comment (``at`` the time since the
-        game began and ``[%emt]`` the time the move took), violations and corrections as comments."""
-        all_tags = {"Event": "?", "Site": "?", "Date": "????.??.??", "Round": "?", "White": "?",
-                    "Black": "?"}
-        all_tags.update(tags or {})
-        all_tags["Result"] = self.result or "*"
-        all_tags["GameType"] = "29,W,8,8,A0,0"
-        if self.start_fen != START_FEN:
-            all_tags["SetUp"] = "1"
-            all_tags["FEN"] = self.start_fen
-        lines = [f'[{k} "{v}"]' for k, v in all_tags.items()]
-        words: list[str] = [f"{{{c}}}" for c in self.preface]
-        previous = self.t0
-        for i, m in enumerate(self.moves):
-            number = (m.ply + 1) // 2
-            if m.side == "white":
-                words.append(f"{number}.")
-            elif i == 0:
-                words.append(f"{number}...")
-            words.append(m.move)
-            notes = []
-            if m.t is not None:
-                at = m.t - (self.t0 if self.t0 is not None else 0.0)
-                took = m.t - previous if previous is not None else at
-                notes.append(f"at {_clock(at)} [%emt {_clock(took)}]")
-                previous = m.t
-            notes.extend(m.comments)
-            words.extend(f"{{{n}}}" for n in notes)
-        words.append(self.result or "*")
-        body, line = [], ""
-        for w in words:
-            if line and len(line) + 1 + len(w) > 100:
-                body.append(line)
-                line = w
-            else:
-                line = f"{line} {w}" if line else w
-        body.append(line)
-        return "\n".join(lines) + "\n\n" + "\n".join(body) + "\n"
+        """The game as PDN (written by :mod:`rules.pdn`, the same writer as the referee's): standard tags,
+        the time since the game began after each move (``{elapsed h:mm:ss}``), violations, corrections
+        and accepted positions (with their FEN) as comments."""
+        all_tags = {"Event": "?", "Site": "?", "Date": "????.??.??", "Round": "?", "White": "?", "Black": "?",
+                    **(tags or {})}
+        return self.game.to_pdn(all_tags)
 
 
 def pdn_moves(text: str) -> list[str]:
-    """The moves of a one-game PDN text, without numbers, comments, tags or result."""
-    import re
-
-    text = re.sub(r"\{[^}]*\}", " ", text)
-    text = re.sub(r"^\s*\[.*\]\s*$", " ", text, flags=re.M)
-    moves = []
-    for word in text.split():
-        if re.fullmatch(r"\d+\.(\.\.)?", word) or word in ("*", "1-0", "0-1", "1/2-1/2", "2-0", "0-2", "1-1"):
-            continue
-        word = re.sub(r"^\d+\.(\.\.)?", "", word)
-        if word:
-            moves.append(word.replace(":", "x"))
-    return moves
+    """The moves of a one-game PDN text, in notation (tests and tools compare recorded games by them)."""
+    games = read_games(text)
+    return [m.notation for m in games[0].moves if m.notation] if games else []

@@ -43,7 +43,7 @@ def test_demo_game_is_recorded_exactly(tmp_path, script, capsys):
     pdn = (tmp_path / "game.pdn").read_text()
     assert pdn_moves(pdn) == script.moves
     assert '[GameType "29,W,8,8,A0,0"]' in pdn
-    assert "[%emt" in pdn
+    assert "{elapsed 0:" in pdn  # the time of each move since the game began
     events = events_of(tmp_path / "events.jsonl")
     violations = [(e["side"], e["kind"]) for e in events if e["event"] == "violation"]
     assert violations == script.violations
