@@ -163,6 +163,18 @@ def rule_2_4(frame: np.ndarray, corners: dict[str, tuple[float, float]]) -> tupl
     return contrast > 0, contrast
 
 
+def start_score(frame: np.ndarray, corners: dict[str, tuple[float, float]]) -> float:
+    """How much ranks 1–3 look like White's pieces: about 1 on the start position, about 0 on an empty
+    board (dark squares of ranks 1–3 minus those of the empty ranks 4–5, over the light/dark contrast)."""
+    means = _rank_means(_grey(frame), corners)
+    dark = np.add.outer(np.arange(8), np.arange(8)) % 2 == 0  # [rank][file]
+    rank = np.arange(8)[:, None].repeat(8, axis=1)
+    empty_dark = float(means[dark & ((rank == 3) | (rank == 4))].mean())
+    pieces = float(means[dark & (rank < 3)].mean())
+    light = float(means[~dark].mean())
+    return (pieces - empty_dark) / max(1.0, abs(light - empty_dark))
+
+
 def orient_from_start(frame: np.ndarray, points: np.ndarray) -> OrientationReport:
     """Find White's side and check čl. 2.4 on a frame showing the start position.
 

@@ -21,6 +21,7 @@ from calibration.board import (
     label_corners,
     orient_from_start,
     rule_2_4,
+    start_score,
     top_view,
 )
 from calibration.colours import (
@@ -35,6 +36,9 @@ from calibration.intrinsics import IntrinsicsResult, ViewCollector, find_pattern
 from calibration.pattern import PatternSpec
 from calibration.profile import CORNER_NAMES, CameraIntrinsics, Profile
 from calibration.undistort import undistort
+
+EMPTY_SCORE = 0.35  # start_score below this: no pieces (rendered boards: empty <= 0.16, start >= 0.78)
+START_SCORE = 0.5  # at least this: White's pieces stand on ranks 1-3
 
 
 @dataclass
@@ -134,6 +138,8 @@ class CalibrationFlow:
         self.say = say
         self.confirm = confirm
         self.frames = 0  # frames read so far
+        self.empty_points: np.ndarray | None = None  # corners measured on the empty board, if shown
+        self.told_setup = False
         self.camera: CameraIntrinsics | None = None  # set once the lens is calibrated
 
     # --- step 1: lens ------------------------------------------------------------------------------
@@ -220,7 +226,29 @@ class CalibrationFlow:
             kept.append(frame)
             recent, kept = recent[-self.opt.stable_frames:], kept[-self.opt.stable_frames:]
             if len(recent) == self.opt.stable_frames and _stable(recent, self.opt.stable_px):
-                return kept, np.mean(recent, axis=0)
+                points = np.mean(recent, axis=0)
+                score = start_score(frame, orient_from_start(frame, points).corners)
+                if score < EMPTY_SCORE:
+                    # every corner of the grid is visible: the most precise fit there is; keep it
+                    # for as long as the board stays put, then wait for the pieces
+                    if self.empty_points is None:
+                        self.say("      empty board seen: its corners are measured; now set up the start position")
+                    self.empty_points = points
+                    recent, kept = [], []
+                    continue
+                if score < START_SCORE:
+                    if not self.told_setup:
+                        self.say("      the pieces are not in the start position yet: set them up")
+                        self.told_setup = True
+                    recent, kept = [], []
+                    continue
+                if self.empty_points is not None:
+                    square = float(np.linalg.norm(points[1] - points[0])) / 8
+                    near = _match_order(self.empty_points, points)
+                    if float(np.max(np.linalg.norm(near - points, axis=1))) < 0.25 * square:
+                        self.say("      corners taken from the empty board (more precise)")
+                        return kept, near
+                return kept, points
         return None
 
     def run(self, frames: Iterable[np.ndarray]) -> FlowResult:
@@ -243,7 +271,9 @@ class CalibrationFlow:
         self.say("[2/5] Board: show the board with the pieces in the start position")
         found = self._board_frames([*pending, *stream])
         if found is None:
-            checklist = [CheckItem("board found", False, "no steady view of the whole board"),
+            detail = ("only the empty board was seen: set up the start position and run again"
+                      if self.empty_points is not None else "no steady view of the whole board")
+            checklist = [CheckItem("board found", False, detail),
                          CheckItem("orientation correct", None, "needs the board"),
                          CheckItem("pieces read correctly", None, "needs the board"),
                          CheckItem("lighting acceptable", None, "needs the board"), lens_item]

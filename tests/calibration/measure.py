@@ -1,6 +1,6 @@
 """Figures for docs/calibration.md: the guided flow on rendered videos with known cameras (lens distortion).
 
-    .venv/bin/python tests/calibration/measure.py [--seeds 8] [--size 640x480]
+    .venv/bin/python tests/calibration/measure.py [--seeds 8] [--size 640x480] [--empty 4]
 
 Per seed: focal length error, RMS reprojection error, worst corner error against the renderer's corners
 (brought into the undistorted picture with the calibrated lens), the checklist.
@@ -30,13 +30,14 @@ def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--seeds", type=int, default=8)
     ap.add_argument("--size", default="640x480")
+    ap.add_argument("--empty", type=int, default=0, help="frames of the empty board before the start position")
     args = ap.parse_args(argv)
     size = tuple(int(v) for v in args.size.split("x"))
     focal, rms, corner = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for seed in range(args.seeds):
             path = Path(tmp) / f"cal{seed}.avi"
-            truth = calibration_video(path, seed, size=size)
+            truth = calibration_video(path, seed, size=size, empty_frames=args.empty)
             cap = cv2.VideoCapture(str(path))
             frames = []
             while True:

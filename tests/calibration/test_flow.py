@@ -178,3 +178,25 @@ def test_intrinsics_command_adds_the_lens_to_a_profile(video, tmp_path, capsys):
     profile = load_profile(target)
     assert profile.camera is not None and profile.board is None
     assert abs(profile.camera.focal[0] / truth["camera"].K[0, 0] - 1) < 0.02
+
+
+def test_empty_board_first_gives_the_corners_then_waits_for_the_pieces(tmp_path, capsys):
+    path = tmp_path / "empty-first.avi"
+    truth = calibration_video(path, seed=0, empty_frames=4)
+    target = tmp_path / "e.json"
+    main(["calibrate", "--source", str(path), "--profile", str(target), "--yes"])
+    out = capsys.readouterr().out
+    assert "empty board seen: its corners are measured; now set up the start position" in out
+    assert "corners taken from the empty board (more precise)" in out
+    assert "[x] pieces read correctly: 32/32 squares" in out
+    profile = load_profile(target)
+    expected = {k: tuple(undistort_points(np.array([v]), profile.camera)[0]) for k, v in truth["corners"].items()}
+    assert corner_error(profile.board.corners, expected) < 1.5
+
+
+def test_only_an_empty_board_says_so(tmp_path, capsys):
+    path = tmp_path / "empty.avi"
+    calibration_video(path, seed=0, pattern_frames=0, board_frames=0, empty_frames=5)
+    assert main(["calibrate", "--source", str(path), "--profile", str(tmp_path / "x.json"), "--yes"]) == 1
+    out = capsys.readouterr().out
+    assert "[ ] board found: only the empty board was seen: set up the start position and run again" in out
