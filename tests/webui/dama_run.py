@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -15,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+DASHBOARD = re.compile(r"dashboard: (http://\S+)")  # the line may go on with other addresses
 
 
 def free_port() -> int:
@@ -51,8 +53,9 @@ def dama_demo(video: Path, out: Path, *extra: str, start_timeout: float = 60.0) 
         assert proc.stdout is not None
         for line in proc.stdout:
             lines.append(line.rstrip("\n"))
-            if line.startswith("dashboard: "):
-                url.append(line.split(" ", 1)[1].strip().rstrip("/"))
+            found = DASHBOARD.match(line)
+            if found and not url:
+                url.append(found.group(1).rstrip("/"))
                 ready.set()
         ready.set()
 

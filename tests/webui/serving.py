@@ -1,4 +1,4 @@
-"""Serve a dashboard app with waitress on a free localhost port for the browser tests."""
+"""Serve a dashboard app with waitress on a free localhost port, and open it in the browser, for the tests."""
 
 from __future__ import annotations
 
@@ -22,3 +22,17 @@ def serve(app: Flask, threads: int = 8) -> Iterator[str]:
         server.close()
         server.task_dispatcher.shutdown(timeout=5)
         thread.join(5)
+
+
+def open_page(browser, url: str, width: int = 1200, height: int = 900):
+    """A new browser context and page at ``url``; the list collects console errors and page errors.
+
+    ``bypass_csp``: Playwright's waiting helpers evaluate strings, which the page's own policy forbids.
+    """
+    context = browser.new_context(viewport={"width": width, "height": height}, bypass_csp=True)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url)
+    return context, page, errors

@@ -13,27 +13,13 @@ from pathlib import Path
 
 import pytest
 from fake_companion import FakeCompanion
-from serving import serve
+from serving import open_page, serve
 
 from webui import create_app
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 AXE = Path(__file__).parent / "vendor" / "axe.min.js"
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.skip("chromium is not installed (Debian package `chromium`; scripts/system-deps.sh installs it)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright Python package is not installed")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield b
-        b.close()
 
 
 @pytest.fixture
@@ -42,12 +28,7 @@ def live(browser):
     companion = FakeCompanion()
     app = create_app(companion, {"SSE_HEARTBEAT": 1.0, "FRAME_INTERVAL_MS": 200})
     with serve(app) as url:
-        context = browser.new_context(viewport={"width": 1360, "height": 1000}, bypass_csp=True)
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(url + "/")
+        context, page, errors = open_page(browser, url + "/", 1360, 1000)
         page.wait_for_selector("body[data-ready=true]")
         page.wait_for_selector("#conn[data-ok=true]")
         yield companion, page, errors
@@ -173,16 +154,6 @@ def test_keyboard_alone_reads_the_position_and_uses_every_control(live):
     assert [m["move"] for m in companion.snapshot("1")["moves"]] == ["c3-d4"]
     assert page.evaluate("document.activeElement.dataset.action") == "takeback"
     assert errors == []
-
-
-def open_page(browser, url: str):
-    context = browser.new_context(viewport={"width": 1200, "height": 900}, bypass_csp=True)
-    page = context.new_page()
-    errors: list[str] = []
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.goto(url)
-    return context, page, errors
 
 
 def test_overview_follows_each_board_live(browser):

@@ -10,15 +10,14 @@ from pathlib import Path
 
 import pytest
 from demo_feed import DemoFeed
-from serving import serve
-from test_browser import browser, open_page  # noqa: F401 - the browser fixture is shared
+from serving import open_page, serve
 
 from webui import create_app
 
 pytestmark = pytest.mark.slow
 
 
-def test_a_demo_run_shows_moves_alert_and_capture_live(browser, tmp_path):  # noqa: F811
+def test_a_demo_run_shows_moves_alert_and_capture_live(browser, tmp_path):
     feed = DemoFeed(steps=14)
     illegal = feed.index_of("illegal")
     partial = feed.index_of("partial")

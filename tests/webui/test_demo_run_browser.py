@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from dama_run import dama_demo, render_demo_video
-from test_browser import browser, open_page  # noqa: F401 - the browser fixture is shared
+from serving import open_page
 
 from dama.demo.script import demo_script
 
@@ -23,7 +23,7 @@ def short_video(tmp_path_factory):
     return render_demo_video(script.boards[: last + 1], tmp_path_factory.mktemp("video") / "short.mp4")
 
 
-def test_dashboard_follows_a_real_demo_run(browser, short_video, tmp_path):  # noqa: F811
+def test_dashboard_follows_a_real_demo_run(browser, short_video, tmp_path):
     script = demo_script()
     with dama_demo(short_video, tmp_path / "out") as (url, output):
         context, page, errors = open_page(browser, url + "/")
