@@ -1,1 +1,3 @@
-"""Frame → observation: board localization, orientation (čl. 2.4), square classification, occlusion, stabilizer, and the synthetic scene renderer."""
+"""Frame → observation: board localization, orientation (čl. 2.4), square classification, occlusion and
+the stabilizer; also the synthetic scene renderer (:mod:`vision.render`) used by tests, benchmarks and the
+demo. Knows nothing of moves."""
