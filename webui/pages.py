@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, abort, current_app, render_template
+from flask import Blueprint, abort, current_app, render_template, url_for
+from werkzeug.routing import BuildError
 
 from webui.companion import companion
 
@@ -32,11 +33,20 @@ def _common() -> dict[str, object]:
     }
 
 
+def _calibration_url(board: str) -> str | None:
+    """The calibration page of ``board`` when that page is part of the app (issue 5)."""
+    try:
+        return url_for("calibration.page", board=board)
+    except BuildError:
+        return None
+
+
 @bp.get("/")
 def index() -> str:
     boards = companion().boards()
     if len(boards) == 1:
-        return render_template("board.html", board=boards[0], single=True, **_common())
+        return render_template("board.html", board=boards[0], single=True,
+                               calibration_url=_calibration_url(boards[0]), **_common())
     return render_template("overview.html", boards=boards, **_common())
 
 
@@ -44,4 +54,5 @@ def index() -> str:
 def board_page(board: str) -> str:
     if board not in companion().boards():
         abort(404, description=f"unknown board {board!r}")
-    return render_template("board.html", board=board, single=len(companion().boards()) == 1, **_common())
+    return render_template("board.html", board=board, single=len(companion().boards()) == 1,
+                           calibration_url=_calibration_url(board), **_common())

@@ -52,6 +52,7 @@ def test_index_is_the_board_page_for_one_board(client):
     html = r.get_data(as_text=True)
     assert 'data-board="1"' in html and 'aria-live="assertive"' in html and 'aria-live="polite"' in html
     assert "Accept position (čl. 5.7)" in html
+    assert 'href="/calibration?board=1"' in html  # the calibration page of issue 5 is one click away
     # nothing is loaded from another host (the machine is offline at run time)
     assert "http://" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "") and "https://" not in html
 
