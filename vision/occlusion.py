@@ -1,17 +1,36 @@
 """Stage 4, occlusion: a hand or arm over the board, and which dark squares it hides.
 
-The 32 light squares are always empty, so each of them must look like an empty light square. A light
-cell whose inner area departs from the board's light-square colour (in Lab, robust medians: a piece's
-top leaning over from a neighbour at a steep angle covers only an edge) is covered by something. A dark
-square next to covered light cells is marked ``?``: a hand over it cannot be seen through.
+Two tests, both in the lattice top view:
+
+* static (:func:`covered_light_cells`): the 32 light squares are always empty, so each of them must
+  look like an empty light square. A light cell whose inner area departs from the board's light-square
+  colour (Lab, robust medians) is covered by something.
+* motion (:class:`HandWatch`): the top view, with a one-square margin over the frame and the table, is
+  compared with the last *settled* top view (a frame in which nothing foreign was seen). Light squares
+  and the margin never change in a game, so a change there is a hand, an arm or its shadow, whether
+  it moves or holds still. Dark squares change only when pieces move; a changed dark square touching
+  a foreign cell is part of the hand. The reference follows the board only while nothing is foreign,
+  so a hand that pauses over the board is never learned as part of it.
+
+A dark square next to anything foreign is marked ``?``: a hand over it cannot be seen through.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import cv2
 import numpy as np
 
 from vision.cells import CellFeatures
 from vision.classify import dark_cells, light_cells
+
+GRID = 10  # cells of the motion top view: the 8×8 lattice plus a one-square margin all round
+MCELL = 6  # motion top-view pixels per square (a modest resolution keeps the hot path cheap)
+WARP_CELL = 12  # warped at twice that, then area-averaged (no aliasing of wood grain and noise)
+CHANGED = 0.12  # share of a cell's pixels that must change for the cell to count as changed
+MARGIN_CHANGED = 0.2  # the margin (frame, table, picture border) is less tidy than the board
+STALE_FRAMES = 90  # nothing moved for this long and the light squares look empty: relearn (lighting)
 
 
 def covered_light_cells(feat: CellFeatures, bright_parity: int, board_contrast: float) -> np.ndarray:
@@ -22,7 +41,11 @@ def covered_light_cells(feat: CellFeatures, bright_parity: int, board_contrast: 
     ref = np.median(lab, axis=0)
     # Lighting varies smoothly; a hand changes hue and lightness abruptly. Allow a fraction of the
     # light/dark contrast for the gradient, plus the cell's own spread of colours.
-    dist = np.linalg.norm((lab - ref) * np.array([0.7, 1.0, 1.0]), axis=1)
+    # Glare only brightens a square; a hand or sleeve changes its hue or darkens it. Brightening
+    # therefore counts less than darkening and hue.
+    delta = lab - ref
+    delta[:, 0] *= np.where(delta[:, 0] > 0, 0.3, 0.7)
+    dist = np.linalg.norm(delta, axis=1)
     # Unoccluded light squares agree within a few Lab units; lighting gradients widen the spread a
     # little, so the tolerance follows the squares' own robust spread.
     mad = float(np.median(np.abs(dist - np.median(dist))))
@@ -47,3 +70,131 @@ def hidden_dark_cells(covered: np.ndarray, bright_parity: int, outlier: np.ndarr
     if outlier is not None:
         hidden |= (neigh >= 1) & outlier
     return hidden
+
+
+@dataclass
+class HandReading:
+    """What :meth:`HandWatch.check` saw in one frame."""
+
+    foreign: np.ndarray  # (8, 8) bool: board cells with something over them (light cells, or dark ones touching)
+    hidden: np.ndarray  # (32,) bool, lattice dark-cell order: dark squares a hand may hide
+    border: bool  # something crosses the margin (board frame, table next to it, picture border)
+    moving: bool  # the top view changed since the previous frame
+    settled: bool  # the reference was (re)taken from this frame
+
+    @property
+    def hand(self) -> bool:
+        return bool(self.foreign.any() or self.border)
+
+
+def _light_mask(bright_parity: int) -> np.ndarray:
+    """(GRID, GRID) bool: light cells of the lattice inside the margin."""
+    jj, ii = np.mgrid[0:8, 0:8]
+    out = np.zeros((GRID, GRID), dtype=bool)
+    out[1:9, 1:9] = (ii + jj) % 2 == bright_parity
+    return out
+
+
+MARGIN = np.pad(np.zeros((8, 8), dtype=bool), 1, constant_values=True)
+CROSS = np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]], dtype=np.uint8)
+
+
+def _same_place(h0: np.ndarray, h1: np.ndarray, tol: float = 0.15) -> bool:
+    """Do two lattice homographies put the board's corners within ``tol`` of a square of each other?
+
+    A re-localization while a hand hides part of the board gives an almost equal fit; the settled
+    view still lines up with it and must be kept, or a hand that stays would never be seen.
+    """
+    uv = np.array([[0.0, 0.0, 1.0], [8.0, 0.0, 1.0], [8.0, 8.0, 1.0], [0.0, 8.0, 1.0]]).T
+    p0, p1 = h0 @ uv, h1 @ uv
+    p0, p1 = p0[:2] / p0[2], p1[:2] / p1[2]
+    square = float(np.linalg.norm(p0[:, 1] - p0[:, 0])) / 8.0
+    return float(np.abs(p1 - p0).max()) <= tol * square
+
+
+class HandWatch:
+    """Frame differencing against the last settled top view (see the module docstring).
+
+    ``check`` is called once per frame with the lattice homography; a new homography (re-localization)
+    starts afresh. The reference is taken from a frame that matches the previous one (nothing moving)
+    and in which the static light-square test sees nothing; after that it follows the board only while
+    nothing foreign is over it: piece changes on dark squares (a move just made) and slow lighting drift
+    are learned, hands are not.
+    """
+
+    def __init__(self, settle_frames: int = 2) -> None:
+        self.settle_frames = settle_frames
+        self.reset()
+
+    def reset(self) -> None:
+        self._h: np.ndarray | None = None
+        self._ref: np.ndarray | None = None
+        self._prev: np.ndarray | None = None
+        self._quiet = 0
+
+    def _view(self, frame: np.ndarray, h_lattice: np.ndarray) -> np.ndarray:
+        """(GRID·MCELL)² Lab top view of the lattice plus margin."""
+        s = 1.0 / WARP_CELL
+        m = h_lattice @ np.array([[s, 0.0, -1.0], [0.0, s, -1.0], [0.0, 0.0, 1.0]])
+        big = GRID * WARP_CELL
+        top = cv2.warpPerspective(frame, m, (big, big), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                                  borderMode=cv2.BORDER_REPLICATE)
+        small = cv2.resize(top, (GRID * MCELL, GRID * MCELL), interpolation=cv2.INTER_AREA)
+        lab = cv2.cvtColor(small.astype(np.float32) * (1.0 / 255.0), cv2.COLOR_BGR2Lab)
+        return lab
+
+    @staticmethod
+    def _changed(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """(GRID, GRID) share of each cell's pixels that differ between two top views."""
+        d = a - b
+        # lightness halved: shadows and glare flicker change L far more than a hand changes hue
+        dist = np.sqrt(0.25 * d[..., 0] ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
+        noise = float(np.median(dist))
+        mask = dist > max(6.0, 4.0 * noise)
+        return mask.reshape(GRID, MCELL, GRID, MCELL).mean(axis=(1, 3))
+
+    def check(self, frame: np.ndarray, h_lattice: np.ndarray, bright_parity: int,
+              static_covered: np.ndarray) -> HandReading:
+        """Compare this frame with the settled board; ``static_covered`` is :func:`covered_light_cells`."""
+        if self._h is None or not _same_place(self._h, h_lattice):
+            self.reset()  # the board or the camera moved: the old views no longer line up
+        self._h = h_lattice.copy()
+        view = self._view(frame, h_lattice)
+        light = _light_mask(bright_parity)
+        moving = False
+        if self._prev is not None:
+            moving = bool((self._changed(view, self._prev) > CHANGED).any())
+        self._prev = view
+        if self._ref is None:
+            changed = np.zeros((GRID, GRID), dtype=bool)
+        else:
+            share = self._changed(view, self._ref)
+            changed = np.where(MARGIN, share > MARGIN_CHANGED, share > CHANGED)
+        # Light squares and the margin change only under something foreign, or where a moved piece's
+        # top leans over them at a slant (next to a changed dark square). Anything else is a hand or
+        # an arm, and so is the whole changed region connected to it.
+        dark = ~light & ~MARGIN
+        piece = cv2.dilate((changed & dark).astype(np.uint8), CROSS).astype(bool)
+        unexplained = changed & ~dark & ~piece
+        hand_cells = np.zeros((GRID, GRID), dtype=bool)
+        if unexplained.any():
+            n, comp = cv2.connectedComponents(changed.astype(np.uint8), connectivity=8)
+            hit = np.unique(comp[unexplained])
+            hand_cells = np.isin(comp, hit[hit > 0])
+        if static_covered.sum() >= 2:  # two odd light squares (one alone may be a glint)
+            hand_cells |= np.pad(static_covered, 1)
+        border = bool((hand_cells & MARGIN).any())
+        foreign = hand_cells & ~MARGIN
+        hand = bool(hand_cells.any())
+        # dark squares a hand may hide: an edge neighbour (light cell or margin) or itself foreign
+        reach = cv2.dilate(hand_cells.astype(np.uint8), CROSS).astype(bool)
+        cells = dark_cells(bright_parity)
+        hidden = (reach & dark)[1:9, 1:9][cells[:, 1], cells[:, 0]]
+        settled = False
+        self._quiet = 0 if moving else self._quiet + 1
+        calm = static_covered.sum() < 2 and (not hand or self._quiet >= STALE_FRAMES)
+        if calm and self._quiet >= self.settle_frames:
+            self._ref = view  # the board as it now stands (a move just made, lighting drift)
+            settled = True
+        return HandReading(foreign=foreign[1:9, 1:9], hidden=hidden, border=border, moving=moving,
+                           settled=settled)

@@ -23,7 +23,7 @@ from vision.cells import features, warp_lattice
 from vision.classify import ColourModel, bare_dark_colour, cell_vectors, dark_cells, default_classify
 from vision.geometry import CORNER_NAMES, START_BOARD, image_to_topview
 from vision.localize import BoardFit, NotFound, check_fit, localize, refine, to_gray
-from vision.occlusion import covered_light_cells, hidden_dark_cells
+from vision.occlusion import HandWatch, covered_light_cells, hidden_dark_cells
 
 PROFILE_VERSION = 1
 TOPVIEW_SIZE = 256
@@ -70,6 +70,7 @@ class VisionPipeline:
         self._fit: BoardFit | None = None
         self._rotation: int | None = None  # decided rotation, kept while tracking
         self._a1_xy: tuple[float, float] | None = None  # where a1 was last decided (image px)
+        self._hands = HandWatch()  # frame differencing against the last settled board (moving video)
         if profile:
             self._load_profile(profile)
 
@@ -136,6 +137,8 @@ class VisionPipeline:
         top = warp_lattice(frame, fit.h)
         feat = features(top)
         covered = covered_light_cells(feat, fit.bright_parity, fit.contrast)
+        seen_hand = self._hands.check(frame, fit.h, fit.bright_parity, covered)
+        covered = covered | seen_hand.foreign
         vec = cell_vectors(feat, fit.bright_parity, ~covered)
         if self.model is None and not covered.any():
             self._auto_learn(fit, vec)
@@ -145,7 +148,8 @@ class VisionPipeline:
         else:
             labels, conf = default_classify(vec, bare_dark_colour(feat, fit.bright_parity, ~covered), fit.contrast)
             hidden = hidden_dark_cells(covered, fit.bright_parity)
-        hand = bool(covered.sum() >= 2 or hidden.any())
+        hidden |= seen_hand.hidden
+        hand = bool(covered.sum() >= 2 or hidden.any() or seen_hand.hand)
         cells = dark_cells(fit.bright_parity)
         seen = np.where(hidden, 0, labels)  # pieces under a hand do not vote for White's side
         k, known = self._decide_rotation(fit, cells, seen, hand)
