@@ -210,7 +210,12 @@ class CalibrationFlow:
                 recent.append(pts)
                 kept.append(frame)
                 if len(kept) >= self.opt.stable_frames:
-                    return kept[-self.opt.stable_frames:], pts
+                    if start_score(frame, orient_from_start(frame, pts).corners) >= START_SCORE:
+                        return kept[-self.opt.stable_frames:], pts
+                    if not self.told_setup:
+                        self.say("      the pieces are not in the start position yet: set them up")
+                        self.told_setup = True
+                    recent, kept = [], []
                 continue
             pts = vision_adapter.find_board_points(frame)
             if pts is None:
