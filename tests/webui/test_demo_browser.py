@@ -12,9 +12,20 @@ import pytest
 from demo_feed import DemoFeed
 from serving import open_page, serve
 
+from board_io.announce import Announcer
 from webui import create_app
 
 pytestmark = pytest.mark.slow
+
+# Records every paragraph added to the two live regions, as a screen reader would hear them.
+RECORD_LIVE_REGIONS = """() => {
+  window.__said = [];
+  for (const p of ['polite', 'assertive']) {
+    new MutationObserver((records) => {
+      for (const r of records) for (const n of r.addedNodes) window.__said.push([p, n.textContent]);
+    }).observe(document.getElementById('live-' + p), {childList: true});
+  }
+}"""
 
 
 def test_a_demo_run_shows_moves_alert_and_capture_live(browser, tmp_path):
@@ -38,6 +49,8 @@ def test_a_demo_run_shows_moves_alert_and_capture_live(browser, tmp_path):
     with serve(create_app(feed.companion, {"SSE_HEARTBEAT": 1.0, "FRAME_INTERVAL_MS": 200})) as url:
         context, page, errors = open_page(browser, url + "/")
         page.wait_for_selector("#conn[data-ok=true]")
+        page.evaluate(RECORD_LIVE_REGIONS)
+        heard = feed.companion.subscribe()  # what a listener of the event stream hears, to compare
         player = threading.Thread(target=run, daemon=True)
         player.start()
         try:
@@ -56,6 +69,16 @@ def test_a_demo_run_shows_moves_alert_and_capture_live(browser, tmp_path):
             page.wait_for_selector("#status[data-state=waiting]", timeout=20_000)
             played = page.locator("#moves tbody").inner_text().split()
             assert all(m in played for m in feed.script.moves[:5])
+            # every announcement reached the aria-live regions, in order, with its politeness
+            expected = []
+            announcer = Announcer("en")
+            while (event := heard.get(0.2)) is not None:
+                said = announcer(event)
+                if said is not None:
+                    expected.append([said.politeness, said.text])
+            assert len(expected) >= 10
+            heard.close()
+            assert page.evaluate("window.__said") == expected
             shot = Path(os.environ.get("DAMA_WEBUI_SHOTS", tmp_path)) / "dashboard-demo.png"
             page.screenshot(path=str(shot), full_page=True)
             assert errors == []
