@@ -253,7 +253,9 @@ class WebServer:
         try:
             # waitress gives each open response a thread: every SSE viewer holds one for as long as it
             # stays, so the pool must be larger than the number of viewers expected.
-            self.server = create_server(app, host=host, port=port, threads=threads)
+            # A hall's relays keep their connections open between polls (idle ones cost no thread);
+            # waitress's default limit of 100 connections would make the 101st wait.
+            self.server = create_server(app, host=host, port=port, threads=threads, connection_limit=1000)
         except OSError as exc:
             raise WatchError(f"cannot serve the dashboard on {host}:{port}: {exc.strerror or exc}") from None
         shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
@@ -266,6 +268,10 @@ class WebServer:
             self.server.run()
 
     def close(self) -> None:
+        # let the handler threads finish first (close the companion before, so event streams end):
+        # a response finishing after the server closed makes waitress log a spurious traceback
+        with contextlib.suppress(Exception):
+            self.server.task_dispatcher.shutdown(cancel_pending=True, timeout=3)
         self.server.close()
 
 
@@ -549,6 +555,6 @@ def watch(config: WatchConfig, stop: threading.Event | None = None, out: Any = N
                 source.close()
         for r in runners:
             r.thread.join(5.0)
+        companion.close()  # ends the dashboards' event streams first, so no response outlives the server
         if server is not None:
             server.close()
-        companion.close()
