@@ -15,6 +15,7 @@ from typing import Any
 from flask import Flask
 
 from webui.companion import CompanionLike
+from webui.sse import StreamSlots
 
 __all__ = ["create_app", "needs_token", "new_token"]
 
@@ -24,6 +25,9 @@ DEFAULTS: dict[str, Any] = {
     # Seconds between SSE heartbeat comments; keeps proxies from closing an idle stream and lets the
     # server notice a client that went away.
     "SSE_HEARTBEAT": 15.0,
+    # At most this many pages follow the event stream at once (each holds one server thread; serve with
+    # more threads than this). Pages beyond it poll /api/state instead.
+    "SSE_MAX_STREAMS": 6,
     # Milliseconds between two camera frames fetched by the page (only while the image is visible).
     "FRAME_INTERVAL_MS": 250,
     "TITLE": "Dáma companion",
@@ -44,6 +48,7 @@ def create_app(companion: CompanionLike, config: dict[str, Any] | None = None) -
     if app.config["ANNOUNCE_LANG"] not in ("en", "cs"):
         raise ValueError(f"ANNOUNCE_LANG must be 'en' or 'cs', not {app.config['ANNOUNCE_LANG']!r}")
     app.extensions["dama_companion"] = companion
+    app.extensions["dama_sse_slots"] = StreamSlots(int(app.config["SSE_MAX_STREAMS"]))
 
     from webui import api, calibration_page, pages, security
 

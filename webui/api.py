@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from flask import Blueprint, Response, abort, current_app, jsonify, request, stream_with_context
+from flask import Blueprint, Response, abort, current_app, jsonify, request
 
 from webui import reading, sse
 from webui.announce import violation_title
@@ -46,11 +46,23 @@ def events() -> Response:
     board = request.args.get("board") or None
     if board is not None:
         board = resolve_board(board)
-    sub = companion().subscribe()
     cfg = current_app.config
-    body = stream_with_context(sse.stream(sub, board, float(cfg["SSE_HEARTBEAT"]), cfg["ANNOUNCE_LANG"]))
+    slots: sse.StreamSlots = current_app.extensions["dama_sse_slots"]
+    if not slots.take():
+        abort(503, description=f"{slots.limit} live pages are open already; this page refreshes by polling")
+    try:
+        sub = companion().subscribe()
+    except Exception:
+        slots.give_back()
+        raise
+    # the stream needs nothing of the request: no stream_with_context, no request context held open
+    body = sse.stream(sub, board, float(cfg["SSE_HEARTBEAT"]), cfg["ANNOUNCE_LANG"])
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-    return Response(body, mimetype="text/event-stream", headers=headers)
+    resp = Response(body, mimetype="text/event-stream", headers=headers)
+    # also when the stream is never read: the slot and the subscription are given back
+    resp.call_on_close(sub.close)
+    resp.call_on_close(slots.give_back)
+    return resp
 
 
 @bp.post("/control")

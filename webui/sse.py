@@ -10,6 +10,7 @@ afresh instead of replaying missed events: the snapshot is the truth, events onl
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -18,6 +19,32 @@ from board_io.announce import Announcer
 from webui.companion import Subscription
 
 RETRY_MS = 2000
+
+
+class StreamSlots:
+    """At most ``limit`` open event streams. Each holds a server thread for as long as the page is open;
+    without a limit, enough open pages would leave no thread for the requests of the pages themselves."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._open = 0
+        self._lock = threading.Lock()
+
+    def take(self) -> bool:
+        with self._lock:
+            if self._open >= self.limit:
+                return False
+            self._open += 1
+            return True
+
+    def give_back(self) -> None:
+        with self._lock:
+            self._open = max(0, self._open - 1)
+
+    @property
+    def open(self) -> int:
+        with self._lock:
+            return self._open
 
 
 def format_event(event: dict[str, Any], event_id: int | None = None) -> str:

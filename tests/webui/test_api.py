@@ -270,3 +270,20 @@ def test_sse_ends_when_the_subscription_is_closed(app, companion):
     rest = "".join(c.decode() if isinstance(c, bytes) else c for c in r.response)
     assert "data:" not in rest and ": heartbeat" not in rest
     assert companion.subscribers == 0
+
+
+def test_event_streams_are_limited_and_given_back(companion):
+    app = create_app(companion, {"SSE_HEARTBEAT": 0.3, "SSE_MAX_STREAMS": 2})
+    client = app.test_client()
+    first = client.get("/api/events", buffered=False)
+    second = client.get("/api/events", buffered=False)
+    third = client.get("/api/events")
+    assert third.status_code == 503 and "polling" in third.get_json()["error"]
+    assert companion.subscribers == 2
+    first.close()
+    assert companion.subscribers == 1  # closed even though its stream was never read
+    again = client.get("/api/events", buffered=False)
+    assert again.status_code == 200
+    second.close()
+    again.close()
+    assert companion.subscribers == 0 and app.extensions["dama_sse_slots"].open == 0

@@ -239,3 +239,16 @@ def test_camera_is_fetched_only_while_visible(live):
     page.wait_for_timeout(1200)
     assert len(frames) <= n + 1  # at most the request already under way
     assert errors == []
+
+
+def test_page_polls_when_the_server_refuses_more_live_streams(browser):
+    companion = FakeCompanion()
+    with serve(create_app(companion, {"SSE_MAX_STREAMS": 0})) as url:
+        context, page, errors = open_page(browser, url + "/")
+        page.wait_for_selector("body[data-ready=true]")
+        page.wait_for_selector("#conn[data-ok=false]")
+        companion.play("1", "c3-d4")
+        page.wait_for_function("document.querySelector('#moves tbody').innerText.includes('c3-d4')",
+                               timeout=10_000)
+        assert all("503" in e for e in errors), errors  # only the refused stream itself
+        context.close()

@@ -64,18 +64,34 @@ const Dama = (() => {
 
   // EventSource reconnects by itself; on every (re)open the page fetches the state afresh, so nothing
   // missed while disconnected is lost.
+  // When the server refuses the stream (too many live pages) the browser gives up on it: the page
+  // then polls the state every few seconds and tries the stream again later.
   function connect(url, onEvent, onOpen, labelBoards) {
-    const es = new EventSource(url);
-    es.onopen = () => { setConnected(true); onOpen(); };
-    es.onerror = () => setConnected(false);
-    es.onmessage = (msg) => {
-      let event;
-      try { event = JSON.parse(msg.data); } catch (e) { return; }
-      if (event.say) announce((labelBoards && event.board != null ? 'Board ' + event.board + ': ' : '') + event.say, event.politeness, event.lang);
-      onEvent(event);
+    let es = null, poll = null;
+    const open = () => {
+      es = new EventSource(url);
+      es.onopen = () => {
+        if (poll) { clearInterval(poll); poll = null; }
+        setConnected(true);
+        onOpen();
+      };
+      es.onerror = () => {
+        setConnected(false);
+        if (es.readyState === EventSource.CLOSED && !poll) {
+          poll = setInterval(onOpen, 3000);
+          setTimeout(open, 30000);
+        }
+      };
+      es.onmessage = (msg) => {
+        let event;
+        try { event = JSON.parse(msg.data); } catch (e) { return; }
+        const label = labelBoards && event.board != null ? 'Board ' + event.board + ': ' : '';
+        if (event.say) announce(label + event.say, event.politeness, event.lang);
+        onEvent(event);
+      };
     };
-    window.addEventListener('pagehide', () => es.close());
-    return es;
+    open();
+    window.addEventListener('pagehide', () => es && es.close());
   }
 
   async function getJSON(url) {
