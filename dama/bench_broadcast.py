@@ -66,6 +66,7 @@ class LoadStats:
         self.bad_bodies = 0
         self.times: list[float] = []
         self.sse_connected = 0
+        self.sse_refused = 0
         self.sse_events = 0
         self.sse_moves = 0
         self.seen: list[tuple[float, str, int]] = []  # fast poller: (monotonic, board, moves) on change
@@ -167,7 +168,12 @@ def _viewer(host: str, port: int, deadline: float, stats: LoadStats) -> None:
             if not chunk:
                 break
             buffer += chunk
-            if not connected and b" 200 " in buffer.split(b"\r\n", 1)[0]:
+            if not connected:
+                status_line = buffer.split(b"\r\n", 1)[0]
+                if b" 200 " not in status_line:
+                    with stats.lock:
+                        stats.sse_refused += 1  # e.g. 503: more pages than the server lets follow events
+                    break
                 connected = True
                 with stats.lock:
                     stats.sse_connected += 1
@@ -209,7 +215,8 @@ def client_main(argv: list[str]) -> int:
         "status": stats.status, "errors": stats.errors, "bad_bodies": stats.bad_bodies,
         "requests": len(stats.times), "request_p50": times[len(times) // 2],
         "request_p99": times[min(len(times) - 1, int(0.99 * len(times)))],
-        "sse_connected": stats.sse_connected, "sse_events": stats.sse_events, "sse_moves": stats.sse_moves,
+        "sse_connected": stats.sse_connected, "sse_refused": stats.sse_refused,
+        "sse_events": stats.sse_events, "sse_moves": stats.sse_moves,
         "seen": stats.seen, "fast_from": stats.fast_from, "fast_to": stats.fast_to,
     }), flush=True)
     return 0
@@ -291,7 +298,7 @@ def hall_run(video: str, boards: int = 8, pollers: int = 200, viewers: int = 50,
     with tempfile.TemporaryDirectory(prefix="dama-bench-broadcast-") as folder:
         cfg = WatchConfig(source="", sources=[(b, video) for b in names], headless=True, print_events=False,
                           journal=os.path.join(folder, "{board}.jsonl"), tags={"Event": "bench", "Round": "1"},
-                          web_threads=viewers + 16)
+                          max_viewers=max(viewers, 1))
         built = build_all(cfg, [])
         companion, feed = built.companion, built.feed
         published: list[tuple[float, str, int]] = []
@@ -304,7 +311,7 @@ def hall_run(video: str, boards: int = 8, pollers: int = 200, viewers: int = 50,
 
         companion.bus.publish = timed_publish  # type: ignore[method-assign]
         port = free_port()
-        server = WebServer(companion, "127.0.0.1", port, feed=feed, threads=cfg.web_threads)
+        server = WebServer(companion, "127.0.0.1", port, feed=feed, max_viewers=cfg.max_viewers)
         stop = threading.Event()
         stats = [LoopStats() for _ in names]
         threads = [threading.Thread(target=_board_loop, args=(s, video, stop, st, k * stagger), daemon=True)
@@ -439,7 +446,7 @@ def main(argv: list[str]) -> int:
     print(f"load: {args.pollers} pollers + fast poller made {load['requests']} requests {load['status']}, "
           f"p50 {1000 * load['request_p50']:.1f} ms, p99 {1000 * load['request_p99']:.1f} ms, errors "
           f"{load['errors']}, torn documents {load['bad_bodies']}; {load['sse_connected']}/{args.viewers} "
-          f"SSE viewers got {load['sse_events']} events ({load['sse_moves']} moves)")
+          f"SSE viewers ({load['sse_refused']} refused) got {load['sse_events']} events ({load['sse_moves']} moves)")
     lat = r["latencies"]
     if lat:
         print(f"feed latency (move event -> fast poller sees it in index.json) over {len(lat)} moves: median "

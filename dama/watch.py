@@ -108,7 +108,7 @@ class WatchConfig:
     journal_dir: str | None = None  # default folder of journals and PDNs ($DAMA_HOME/journal)
     feed_folder: str | None = None  # --feed-folder: the relay folder of the broadcast feed
     publish: str | None = None  # --publish mqtt://[user:pass@]host[:port]/topic
-    web_threads: int = 64  # every open event stream (a dashboard page) holds one
+    max_viewers: int = 48  # dashboard pages following the event stream at once (each holds a thread)
     # Injection points (tests, benchmark); None means the real components.
     vision_factory: Callable[[str | None], VisionLike] | None = None
     stabilizer_factory: Callable[[], StabilizerLike] | None = None
@@ -239,20 +239,22 @@ class WebServer:
     """The dashboard served by waitress on a thread of its own."""
 
     def __init__(self, companion: Companion, host: str, port: int, feed: BroadcastFeed | None = None,
-                 threads: int = 64) -> None:
+                 max_viewers: int = 48) -> None:
         from waitress import create_server
 
         from webui import create_app, needs_token, new_token
 
         self.token = new_token() if needs_token(host) else None
-        app = create_app(companion, {"CONTROL_TOKEN": self.token})
+        # waitress gives each open response a thread: every page following the event stream holds one
+        # for as long as it stays, so the pool has room for ``max_viewers`` of them and 16 more for the
+        # short requests (feed polls, state, frames); pages beyond the limit poll instead.
+        threads = max_viewers + 16
+        app = create_app(companion, {"CONTROL_TOKEN": self.token, "SSE_MAX_STREAMS": max_viewers})
         if feed is not None:
             from webui.broadcast import init_app
 
             init_app(app, feed)  # /broadcast/round.pdn, /broadcast/<board>.pdn, /broadcast/index.json
         try:
-            # waitress gives each open response a thread: every SSE viewer holds one for as long as it
-            # stays, so the pool must be larger than the number of viewers expected.
             # A hall's relays keep their connections open between polls (idle ones cost no thread);
             # waitress's default limit of 100 connections would make the 101st wait.
             self.server = create_server(app, host=host, port=port, threads=threads, connection_limit=1000)
@@ -517,7 +519,7 @@ def watch(config: WatchConfig, stop: threading.Event | None = None, out: Any = N
                 return 2
         if not config.headless:
             host, port = parse_host_port(config.web or DEFAULT_WEB)
-            server = WebServer(companion, host, port, feed=built.feed, threads=config.web_threads)
+            server = WebServer(companion, host, port, feed=built.feed, max_viewers=config.max_viewers)
             say(f"dashboard: {server.url}   feeds: {server.url}broadcast/round.pdn")
             if server.token:
                 say(f"control token (needed for the buttons from other machines): {server.token}")

@@ -45,6 +45,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--publish", metavar="URL",
                         help="publish every board's events to an MQTT broker for `dama hub`: "
                         "mqtt://[user:password@]host[:port]/topic")
+    parser.add_argument("--max-viewers", type=int, default=48, metavar="N",
+                        help="dashboard pages that may follow the live event stream at once (default 48; "
+                        "each holds a server thread; more pages refresh by polling)")
     parser.add_argument("--verbose", "-v", action="store_true", help="log details (source, sinks)")
 
 
@@ -74,5 +77,5 @@ def run(args: argparse.Namespace) -> int:
                          journal_dir=args.journal_dir, resume=args.resume, web=args.web,
                          headless=args.headless, fast=args.fast, leds=args.leds, speak=args.speak,
                          say=args.say, tags=tags, board_tags=board_tags, feed_folder=args.feed_folder,
-                         publish=args.publish)
+                         publish=args.publish, max_viewers=max(1, args.max_viewers))
     return watch(config)
