@@ -49,7 +49,7 @@ def covered_light_cells(feat: CellFeatures, bright_parity: int, board_contrast: 
     # Unoccluded light squares agree within a few Lab units; lighting gradients widen the spread a
     # little, so the tolerance follows the squares' own robust spread.
     mad = float(np.median(np.abs(dist - np.median(dist))))
-    tol = max(8.0, float(np.median(dist)) + 5.0 * 1.4826 * mad, 0.06 * board_contrast)
+    tol = max(10.0, float(np.median(dist)) + 5.0 * 1.4826 * mad, 0.06 * board_contrast)
     bad = (dist > tol) | (feat.spread[jj, ii] > 0.6)
     out = np.zeros((8, 8), dtype=bool)
     out[jj[bad], ii[bad]] = True

@@ -104,7 +104,9 @@ class VisionPipeline:
 
     # -- per frame --------------------------------------------------------------------------------
     def reset_tracking(self) -> None:
+        """Forget the board fit and the settled view: the next frame is a new moment (not video)."""
         self._fit = None
+        self._hands.reset()
 
     def _locate(self, frame: np.ndarray) -> tuple[BoardFit, bool]:
         if self._fit is not None and check_fit(frame, self._fit):
@@ -260,9 +262,8 @@ class VisionPipeline:
         if not res.found or self._fit is None:
             self.model = saved
             return {"ok": False, "reason": res.reason}
-        if res.hand:
-            self.model = saved
-            return {"ok": False, "reason": "something covers the board"}
+        # A hand flag is not fatal here: at a steep angle the rows of men lean over the light squares
+        # behind them. The caller is asked for a clear start position; the classes' tightness decides.
         fit = self._fit
         vec = cell_vectors(features(warp_lattice(frame, fit.h)), fit.bright_parity)
         costs = self._start_costs(fit, vec)
