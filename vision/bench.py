@@ -165,7 +165,9 @@ def run_synthetic(n: int, size: tuple[int, int], seed: int) -> tuple[Tally, Tall
             image, corners, board, occluded = _mirror(image, corners, board, occluded)
             start_img = np.ascontiguousarray(start_img[:, ::-1])
         for tally, calib in ((calibrated, True), (default, False)):
-            vp = VisionPipeline()
+            # Uncalibrated: no colour model, but the caller says where White sits (the a1 corner), as the
+            # watch loop does after the first start position; otherwise a mid-game board has no known side.
+            vp = VisionPipeline() if calib else VisionPipeline(profile={"corners": {"a1": list(corners["a1"])}})
             if calib:
                 vp.learn_start_position(start_img)
                 vp.reset_tracking()
@@ -186,15 +188,13 @@ def run_synthetic(n: int, size: tuple[int, int], seed: int) -> tuple[Tally, Tall
             tally.corner_err.append(_corner_error(res.corners, corners))
             tally.hands_seen += hand_on_board and res.hand
             tally.false_hands += not hand_on_board and res.hand
-            # Orientation is judged where it can be known: calibrated, or the start position.
-            if calib or board == START_BOARD:
-                tally.orient_total += 1
-                a1_ok = np.linalg.norm(np.subtract(res.corners["a1"], corners["a1"])) < 0.3 * np.linalg.norm(
-                    np.subtract(corners["a1"], corners["h1"])) / 8 * 8 / 8 * 8
-                if res.orientation_ok is None:
-                    tally.orient_unknown += 1
-                elif res.orientation_ok == (not mirrored) and a1_ok:
-                    tally.orient_right += 1
+            tally.orient_total += 1
+            side = np.linalg.norm(np.subtract(corners["a1"], corners["h1"])) / 8
+            a1_ok = np.linalg.norm(np.subtract(res.corners["a1"], corners["a1"])) < 0.3 * side
+            if res.orientation_ok is None:
+                tally.orient_unknown += 1
+            elif res.orientation_ok == (not mirrored) and a1_ok:
+                tally.orient_right += 1
             tally.add_board(res.board, board, occluded)
         if (i + 1) % 10 == 0 or i + 1 == n:
             print(f"  {i + 1}/{n} scenes, {time.time() - t0:.0f} s; calibrated: "
@@ -279,7 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.photos_only:
         calibrated, default = run_synthetic(args.n, (w, h), args.seed)
         print("\n".join(calibrated.lines("rendered, calibrated (colour model from the start position)")))
-        print("\n".join(default.lines("rendered, uncalibrated (default model, no profile)")))
+        print("\n".join(default.lines("rendered, uncalibrated (default colour model; the caller gives a1)")))
     if not args.no_photos:
         photos = run_photos()
         if photos is None:
