@@ -80,10 +80,16 @@ def test_saved_and_loaded_profile_recognise_identically(guided):
     again = load_profile(save_profile(fresh, profile_path.with_name("again.json")))
     a, b = LiveCalibration(fresh), LiveCalibration(again)
     assert a.pipeline_profile() == b.pipeline_profile()
-    for frame in frames[-3:]:
+    from vision.pipeline import VisionPipeline
+
+    va, vb = VisionPipeline(a.pipeline_profile()), VisionPipeline(b.pipeline_profile())
+    for t, frame in enumerate(frames[-3:]):
         pa, pb = a.prepare(frame), b.prepare(frame)
         assert np.array_equal(pa, pb)
         assert a.read(pa) == b.read(pb) == START
+        ra, rb = va.process(pa, t), vb.process(pb, t)  # the recognizer the game uses
+        assert (ra.found, ra.board, ra.corners, ra.orientation_ok) == (rb.found, rb.board, rb.corners,
+                                                                       rb.orientation_ok)
 
 
 def test_json_output_and_manual_corners(video, tmp_path, capsys):
