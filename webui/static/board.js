@@ -154,12 +154,20 @@
     }
   })();
 
-  function confirmFirst(text) {
+  // Asks before an action: resolves to null (cancelled), 'ok', or the chosen side to move ('white' or
+  // 'black') when the button asks for one (data-choose-turn).
+  function confirmFirst(button) {
     const dlg = $('confirm');
-    if (!text || typeof dlg.showModal !== 'function') return Promise.resolve(true);
+    const text = button.dataset.confirm;
+    if (!text || typeof dlg.showModal !== 'function') return Promise.resolve('ok');
+    const chooseTurn = 'chooseTurn' in button.dataset;
     $('confirm-text').textContent = text;
+    for (const b of dlg.querySelectorAll('.turn-choice')) b.hidden = !chooseTurn;
+    dlg.querySelector('button[value=ok]').hidden = chooseTurn;
     return new Promise((resolve) => {
-      dlg.addEventListener('close', () => resolve(dlg.returnValue === 'ok'), { once: true });
+      // Escape closes with an empty or stale value: only the three answers count
+      const answers = ['ok', 'white', 'black'];
+      dlg.addEventListener('close', () => resolve(answers.includes(dlg.returnValue) ? dlg.returnValue : null), { once: true });
       dlg.returnValue = 'cancel';
       dlg.showModal();
     });
@@ -172,12 +180,15 @@
       Dama.announce(why, 'polite');
       return;
     }
-    if (!(await confirmFirst(button.dataset.confirm))) { button.focus(); return; }
+    const answer = await confirmFirst(button);
+    if (answer === null) { button.focus(); return; }
+    const request = { action: button.dataset.action, board };
+    if (answer === 'white' || answer === 'black') request.turn = answer;
     const headers = { 'Content-Type': 'application/json' };
     if (token()) headers['X-Control-Token'] = token();
     let text, needToken = false;
     try {
-      const r = await fetch('/api/control', { method: 'POST', headers, body: JSON.stringify({ action: button.dataset.action, board }) });
+      const r = await fetch('/api/control', { method: 'POST', headers, body: JSON.stringify(request) });
       const body = await r.json().catch(() => ({}));
       text = r.ok ? (body.message || button.textContent.trim() + ': done.') : 'Refused: ' + (body.error || r.statusText);
       needToken = r.status === 401;
