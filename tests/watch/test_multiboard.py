@@ -160,3 +160,20 @@ def test_several_boards_need_board_in_file_names(tmp_path):
     cfg = two_board_config(tmp_path, {"b1": [], "b2": []}, board_tags={"b9": {"White": "X"}})
     with pytest.raises(WatchError, match="no board named b9"):
         build_all(cfg, [])
+
+
+def test_command_line_errors_name_the_board_and_the_option(tmp_path):
+    import subprocess
+    import sys
+
+    def run(*args: str) -> tuple[int, str]:
+        p = subprocess.run([sys.executable, "-m", "dama.cli", "watch", "--headless", "--journal-dir",
+                            str(tmp_path), *args], capture_output=True, text=True, timeout=120)
+        return p.returncode, p.stdout + p.stderr
+
+    code, text = run("--source", "a=" + str(tmp_path / "none.mp4"), "--source", "b=0")
+    assert code == 2 and "board a:" in text and "no such file" in text and "Traceback" not in text
+    code, text = run("--source", "a=0", "--tag", "a:White")
+    assert code == 2 and "BOARD:NAME=VALUE" in text and "Traceback" not in text
+    code, text = run("--source", "a=0", "--publish", "http://broker/hall")
+    assert code == 2 and "mqtt://" in text and "Traceback" not in text
