@@ -27,7 +27,7 @@ from vision.classify import dark_cells, light_cells
 
 GRID = 10  # cells of the motion top view: the 8×8 lattice plus a one-square margin all round
 MCELL = 6  # motion top-view pixels per square (a modest resolution keeps the hot path cheap)
-WARP_CELL = 12  # warped at twice that, then area-averaged (no aliasing of wood grain and noise)
+WARP_CELL = 9  # warped a little finer, then area-averaged (less aliasing of wood grain and noise)
 CHANGED = 0.12  # share of a cell's pixels that must change for the cell to count as changed
 MARGIN_CHANGED = 0.2  # the margin (frame, table, picture border) is less tidy than the board
 STALE_FRAMES = 90  # nothing moved for this long and the light squares look empty: relearn (lighting)
