@@ -79,6 +79,8 @@ def test_a_demo_run_shows_moves_alert_and_capture_live(browser, tmp_path):
             assert len(expected) >= 10
             heard.close()
             assert page.evaluate("window.__said") == expected
+            feed.session.source_status("lost", "camera 0 lost; reconnecting in 2 s")
+            page.wait_for_function("document.querySelector('#camera-info').innerText.includes('reconnecting')")
             shot = Path(os.environ.get("DAMA_WEBUI_SHOTS", tmp_path)) / "dashboard-demo.png"
             page.screenshot(path=str(shot), full_page=True)
             assert errors == []

@@ -61,3 +61,4 @@ def test_state_events_control_and_pdn_on_the_real_companion(feed):
     r = client.post("/api/control", json={"action": "flip"})
     assert r.get_json()["flipped"] is True
     stream.close()
+

@@ -78,6 +78,16 @@
     res.textContent = s.result ? 'Result: ' + s.result : '';
   }
 
+  // The frame source's last word (lost, reconnecting, ended) and the frame rate, when the companion says.
+  function renderSource(s) {
+    const parts = [];
+    const src = s.source || {};
+    if (src.message) parts.push(src.message);
+    else if (src.name) parts.push(src.name);
+    if (s.fps) parts.push(s.fps + ' frames per second');
+    $('camera-info').textContent = parts.join(' · ');
+  }
+
   function renderControls(s) {
     const hasMoves = (s.moves || []).length > 0;
     const hasAlerts = (s.alerts || []).length > 0;
@@ -95,7 +105,7 @@
     ]);
     snapshot = s;
     if (svg) $('board').innerHTML = svg;
-    renderStatus(s); renderAlerts(s); renderMoves(s); renderControls(s);
+    renderStatus(s); renderAlerts(s); renderMoves(s); renderControls(s); renderSource(s);
     document.body.dataset.ready = 'true';
   });
 
