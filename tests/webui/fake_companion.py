@@ -48,6 +48,7 @@ class _Game:
         self.status = {"board_found": True, "orientation_ok": True, "hand": False, "state": "waiting"}
         self.flipped = False
         self.result: str | None = None
+        self.result_reason: str | None = None
         self.pending: dict[str, Any] | None = None
         self.frame = True
 
@@ -101,6 +102,12 @@ class FakeCompanion:
         g.status.update(status)
         self.publish({"event": "status", **g.status, "board": board})
 
+    def finish(self, board: str, result: str, reason: str) -> None:
+        g = self._games[board]
+        g.result, g.result_reason = result, reason
+        g.status["state"] = "game_over"
+        self.publish({"event": "game_over", "result": result, "reason": reason, "board": board})
+
     def set_frame(self, board: str, present: bool) -> None:
         self._games[board].frame = present
 
@@ -132,7 +139,7 @@ class FakeCompanion:
             "turn": "white" if g.position.turn == Color.WHITE else "black",
             "moves": [{k: m[k] for k in ("ply", "side", "move", "t")} for m in g.moves],
             "alerts": [dict(a) for a in g.alerts], "status": dict(g.status), "pending": g.pending,
-            "result": g.result, "flipped": g.flipped, "last_move": last,
+            "result": g.result, "result_reason": g.result_reason, "flipped": g.flipped, "last_move": last,
         }
 
     def frame_jpeg(self, board: str, overlay: bool = True) -> bytes | None:

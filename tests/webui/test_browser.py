@@ -266,3 +266,14 @@ def test_page_polls_when_the_server_refuses_more_live_streams(browser):
                                timeout=10_000)
         assert all("503" in e for e in errors), errors  # only the refused stream itself
         context.close()
+
+
+def test_game_over_is_shown_and_said(live):
+    companion, page, errors = live
+    companion.play("1", "c3-d4")
+    companion.finish("1", "0-1", "White resigned")
+    page.wait_for_selector("#status[data-state=game_over]")
+    assert page.locator("#status .status-text").inner_text() == "Game over: Black wins (White resigned)"
+    assert page.locator("#result").inner_text() == "Result: 0-1"
+    page.wait_for_function("document.querySelector('#live-assertive').innerText.includes('Black wins')")
+    assert errors == []

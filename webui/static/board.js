@@ -17,7 +17,10 @@
     el.dataset.state = st.state || 'waiting';
     const [icon, text] = Dama.stateLabel(st.state);
     el.querySelector('.status-icon').textContent = icon;
-    el.querySelector('.status-text').textContent = text;
+    const RESULTS = { '1-0': 'White wins', '0-1': 'Black wins', '1/2-1/2': 'draw' };
+    el.querySelector('.status-text').textContent = s.result
+      ? 'Game over: ' + (RESULTS[s.result] || s.result) + (s.result_reason ? ' (' + s.result_reason + ')' : '')
+      : text;
     $('turn').textContent = (s.turn && st.state !== 'game_over') ? (s.turn === 'white' ? 'White to move' : 'Black to move') : '';
   }
 
