@@ -3,7 +3,7 @@
 # toolchain + simulator that run the LED firmware. Installed only when missing and when we are root;
 # otherwise the tests that need them skip with a message saying which package is absent.
 set -u
-pkgs=(make gcc chromium chromium-driver espeak-ng sox mosquitto gcc-avr avr-libc simavr libsimavr-dev libelf-dev pkg-config)
+pkgs=(make gcc chromium chromium-driver espeak-ng sox mosquitto gcc-avr avr-libc simavr libsimavr-dev libelf-dev pkg-config poppler-utils)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
