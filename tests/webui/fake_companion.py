@@ -86,10 +86,12 @@ class FakeCompanion:
     def flag(self, board: str, kind: str, squares: list[str], message: str, side: str | None = None) -> dict:
         g = self._games[board]
         side = side or ("white" if g.position.turn == Color.WHITE else "black")
-        legal = [g.position.notation(m) for m in g.position.legal_moves()]
+        moves = g.position.legal_moves()
+        legal = [g.position.notation(m) for m in moves]
+        legal_moves = [{"path": m.path_names(), "captured": m.captured_names()} for m in moves]
         event = {"event": "violation", "kind": kind, "side": side, "squares": squares, "legal": legal,
-                 "message": message, "board": board}
-        g.alerts.append({k: v for k, v in event.items() if k not in ("event", "board")})
+                 "legal_moves": legal_moves, "message": message, "board": board}
+        g.alerts.append({k: v for k, v in event.items() if k not in ("event", "board", "legal_moves")})
         self.publish(event)
         return event
 
