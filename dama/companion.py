@@ -78,8 +78,10 @@ class BoardSession:
     def __init__(self, board: str, bus: EventBus, *, vision: VisionLike, stabilizer: StabilizerLike,
                  referee_factory: Callable[[Position], RefereeLike] = default_referee,
                  fen: str | None = None, source: str = "", t_offset: float = 0.0,
-                 learn_start: bool = False, learn_attempts: int = 50) -> None:
+                 learn_start: bool = False, learn_attempts: int = 50,
+                 vision_loader: Callable[[str], VisionLike] | None = None) -> None:
         self.board = board
+        self.vision_loader = vision_loader  # builds a pipeline from a profile file (reload_profile)
         self.bus = bus
         self.vision = vision
         self.stabilizer = stabilizer
@@ -211,6 +213,8 @@ class BoardSession:
 
     # -- controls -------------------------------------------------------------------------------
     def control(self, action: str, **params: Any) -> dict[str, Any]:
+        if action == "reload_profile":
+            return self.reload_profile(str(params.get("path") or ""))
         if action not in ACTIONS:
             raise ValueError(f"unknown action {action!r}; one of {', '.join(ACTIONS)}")
         with self.lock:
@@ -230,6 +234,29 @@ class BoardSession:
             out = self._emit_all(events)
             self._refresh_state()
             return {"ok": True, "events": out, "fen": self.referee.position.fen()}
+
+    def reload_profile(self, path: str) -> dict[str, Any]:
+        """Use a calibration profile saved from the dashboard's calibration page from the next frame on.
+
+        The game is untouched; the stabilizer starts afresh so a board read with the old profile is not
+        mixed with one read with the new.
+        """
+        if self.vision_loader is None:
+            raise ValueError("this board cannot reload a calibration profile; restart with --profile")
+        if not path:
+            raise ValueError("reload_profile needs the path of the profile")
+        try:
+            vision = self.vision_loader(path)
+        except Exception as exc:  # a bad profile must leave the running game and pipeline as they were
+            raise ValueError(str(exc)) from None
+        with self.lock, self._frame_lock:
+            self.vision = vision
+            self._result = None
+            if hasattr(self.stabilizer, "reset"):
+                self.stabilizer.reset()
+            self.observation = None
+        self.emit({"event": "notice", "message": f"calibration profile {path} in use"})
+        return {"ok": True, "profile": path}
 
     def _control_fen(self, action: str, params: dict[str, Any]) -> str | None:
         if action == "new_game":

@@ -125,25 +125,51 @@ def parse_host_port(text: str) -> tuple[str, int]:
     return host or "127.0.0.1", int(port)
 
 
+class UndistortedVision:
+    """A vision pipeline behind the profile's lens correction.
+
+    Frames are straightened before vision reads them and before the overlay is drawn on them, so the
+    grid on the dashboard's camera image sits on the same picture vision saw (wide-angle webcams bend
+    the board's lines; a calibrated lens makes them straight again, see docs/calibration.md).
+    """
+
+    def __init__(self, pipeline: Any, prepare: Callable[[Any], Any]) -> None:
+        self.pipeline = pipeline
+        self.prepare = prepare
+
+    def process(self, frame: Any, t: float) -> Any:
+        return self.pipeline.process(self.prepare(frame), t)
+
+    def draw_overlay(self, frame: Any, result: Any, highlight: list[str] | None = None) -> Any:
+        return self.pipeline.draw_overlay(self.prepare(frame), result, highlight=highlight or [])
+
+    def learn_start_position(self, frame: Any) -> Any:
+        return self.pipeline.learn_start_position(self.prepare(frame))
+
+    def __getattr__(self, name: str) -> Any:  # profile(), reset_tracking(), …: the pipeline's own
+        return getattr(self.pipeline, name)
+
+
 def real_vision(profile: str | None) -> VisionLike:
-    """The vision pipeline, built from a calibration profile file when one is given."""
+    """The vision pipeline, built from a calibration profile file when one is given (with its lens
+    correction applied to every frame when the profile has calibrated intrinsics)."""
     try:
         from vision.pipeline import VisionPipeline
     except ImportError as exc:
         raise WatchError(f"the vision pipeline is not available ({exc})") from None
-    data = None
-    if profile:
-        from calibration.profile import load_profile
-        from calibration.vision_adapter import pipeline_profile
+    if not profile:
+        return VisionPipeline(profile=None)
+    from calibration.live import LiveCalibration
+    from calibration.profile import load_profile
 
-        try:
-            data = pipeline_profile(load_profile(profile))
-        except ValueError as exc:  # ProfileError names the file and the problem
-            raise WatchError(str(exc)) from None
     try:
-        return VisionPipeline(profile=data)
-    except ValueError as exc:
+        live = LiveCalibration(load_profile(profile))
+        pipeline = VisionPipeline(profile=live.pipeline_profile())
+    except ValueError as exc:  # ProfileError names the file and the problem
         raise WatchError(f"--profile {profile}: {exc}") from None
+    if live.profile.camera is None or not any(live.profile.camera.dist):
+        return pipeline
+    return UndistortedVision(pipeline, live.prepare)
 
 
 def real_stabilizer() -> StabilizerLike:
@@ -395,7 +421,8 @@ def build_all(config: WatchConfig, notices: list[str]) -> Built:
         stabilizer = (config.stabilizer_factory or real_stabilizer)()
         session = BoardSession(board, bus, vision=vision, stabilizer=stabilizer,
                                referee_factory=referee_factory, fen=fen, source=spec,
-                               learn_start=not config.profile and not prior and fen in (None, start))
+                               learn_start=not config.profile and not prior and fen in (None, start),
+                               vision_loader=config.vision_factory or real_vision)
         if prior:
             session.replay(prior)
         companion.add(session)
