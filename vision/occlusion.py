@@ -30,11 +30,17 @@ MCELL = 6  # motion top-view pixels per square (a modest resolution keeps the ho
 WARP_CELL = 9  # warped a little finer, then area-averaged (less aliasing of wood grain and noise)
 CHANGED = 0.12  # share of a cell's pixels that must change for the cell to count as changed
 MARGIN_CHANGED = 0.2  # the margin (frame, table, picture border) is less tidy than the board
+SPILL = 0.5  # a piece's top leans over part of a neighbour; a hand covers it (nearly) whole
 STALE_FRAMES = 90  # nothing moved for this long and the light squares look empty: relearn (lighting)
 
 
-def covered_light_cells(feat: CellFeatures, bright_parity: int, board_contrast: float) -> np.ndarray:
-    """(8, 8) bool: light cells that do not look like an empty light square."""
+def covered_light_cells(feat: CellFeatures, bright_parity: int, board_contrast: float,
+                        strong: bool = False) -> np.ndarray:
+    """(8, 8) bool: light cells that do not look like an empty light square.
+
+    ``strong``: only those departing by far more than any lighting or leaning piece could (one such
+    square is already a hand).
+    """
     cells = light_cells(bright_parity)
     jj, ii = cells[:, 1], cells[:, 0]
     lab = feat.inner[jj, ii]
@@ -50,10 +56,32 @@ def covered_light_cells(feat: CellFeatures, bright_parity: int, board_contrast: 
     # little, so the tolerance follows the squares' own robust spread.
     mad = float(np.median(np.abs(dist - np.median(dist))))
     tol = max(10.0, float(np.median(dist)) + 5.0 * 1.4826 * mad, 0.06 * board_contrast)
-    bad = (dist > tol) | (feat.spread[jj, ii] > 0.6)
+    if strong:
+        bad = dist > 2.5 * tol
+    else:
+        # moderate departures that a neighbouring man leaning over explains are not a hand
+        bad = (dist > tol) | (feat.spread[jj, ii] > 0.6)
+        bad &= ~(_leaning_piece(feat, jj, ii, lab, ref) & (dist < 2.5 * tol))
     out = np.zeros((8, 8), dtype=bool)
     out[jj[bad], ii[bad]] = True
     return out
+
+
+def _leaning_piece(feat: CellFeatures, jj: np.ndarray, ii: np.ndarray, lab: np.ndarray, ref: np.ndarray,
+                   tol: float = 5.0) -> np.ndarray:
+    """(N,) bool: light cells whose colour is a mix of light wood and a neighbouring square's piece.
+
+    At a steep angle a man's top leans over the light square behind it; that square's colour then lies
+    between the empty light square and the man's colour. A hand's colour does not.
+    """
+    pad = np.pad(feat.centre, ((1, 1), (1, 1), (0, 0)), mode="edge")
+    y, x = jj + 1, ii + 1
+    neigh = np.stack([pad[y - 1, x], pad[y + 1, x], pad[y, x - 1], pad[y, x + 1]], axis=1)  # (N, 4, 3)
+    seg = neigh - ref  # from the empty light colour towards each neighbour's centre colour
+    rel = (lab - ref)[:, None, :]
+    t = np.clip((rel * seg).sum(axis=2) / np.maximum((seg * seg).sum(axis=2), 1e-6), 0.0, 1.0)
+    off = np.linalg.norm(rel - t[..., None] * seg, axis=2)
+    return (off < tol).any(axis=1)
 
 
 def hidden_dark_cells(covered: np.ndarray, bright_parity: int, outlier: np.ndarray | None = None) -> np.ndarray:
@@ -97,19 +125,22 @@ def _light_mask(bright_parity: int) -> np.ndarray:
 
 MARGIN = np.pad(np.zeros((8, 8), dtype=bool), 1, constant_values=True)
 CROSS = np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]], dtype=np.uint8)
+SHIFT = np.ones((3, 3), np.uint8)
 
 
-def _same_place(h0: np.ndarray, h1: np.ndarray, tol: float = 0.15) -> bool:
-    """Do two lattice homographies put the board's corners within ``tol`` of a square of each other?
+def _same_place(h0: np.ndarray, h1: np.ndarray, tol: float = 0.5) -> bool:
+    """Do two lattice homographies number the same board alike (corners within ``tol`` squares)?
 
-    A re-localization while a hand hides part of the board gives an almost equal fit; the settled
-    view still lines up with it and must be kept, or a hand that stays would never be seen.
+    The views are compared in board coordinates, so a camera that shakes or is bumped, or a fit
+    redone while a hand hides corners, leaves the settled view valid. A fit whose window slipped by a
+    square, or that numbers the lattice from another corner, moves the corners a square or more:
+    start afresh.
     """
     uv = np.array([[0.0, 0.0, 1.0], [8.0, 0.0, 1.0], [8.0, 8.0, 1.0], [0.0, 8.0, 1.0]]).T
     p0, p1 = h0 @ uv, h1 @ uv
     p0, p1 = p0[:2] / p0[2], p1[:2] / p1[2]
     square = float(np.linalg.norm(p0[:, 1] - p0[:, 0])) / 8.0
-    return float(np.abs(p1 - p0).max()) <= tol * square
+    return float(np.linalg.norm(p1 - p0, axis=0).max()) <= tol * square
 
 
 class HandWatch:
@@ -145,8 +176,15 @@ class HandWatch:
 
     @staticmethod
     def _changed(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        """(GRID, GRID) share of each cell's pixels that differ between two top views."""
-        d = a - b
+        """(GRID, GRID) share of each cell's pixels of ``a`` that differ from top view ``b``.
+
+        A pixel differs only when it lies outside the range of ``b`` over its 3×3 neighbourhood: a
+        camera that shakes or a fit that is off by a pixel moves edges by a pixel, a hand does not
+        fit into the colours that were already there.
+        """
+        lo = cv2.erode(b, SHIFT)
+        hi = cv2.dilate(b, SHIFT)
+        d = np.maximum(lo - a, 0.0) + np.maximum(a - hi, 0.0)
         # lightness halved: shadows and glare flicker change L far more than a hand changes hue
         dist = np.sqrt(0.25 * d[..., 0] ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
         noise = float(np.median(dist))
@@ -157,7 +195,7 @@ class HandWatch:
               static_covered: np.ndarray) -> HandReading:
         """Compare this frame with the settled board; ``static_covered`` is :func:`covered_light_cells`."""
         if self._h is None or not _same_place(self._h, h_lattice):
-            self.reset()  # the board or the camera moved: the old views no longer line up
+            self.reset()  # another numbering of the lattice: the old views no longer line up
         self._h = h_lattice.copy()
         view = self._view(frame, h_lattice)
         light = _light_mask(bright_parity)
@@ -167,6 +205,7 @@ class HandWatch:
         self._prev = view
         if self._ref is None:
             changed = np.zeros((GRID, GRID), dtype=bool)
+            share = np.zeros((GRID, GRID))
         else:
             share = self._changed(view, self._ref)
             changed = np.where(MARGIN, share > MARGIN_CHANGED, share > CHANGED)
@@ -175,7 +214,7 @@ class HandWatch:
         # an arm, and so is the whole changed region connected to it.
         dark = ~light & ~MARGIN
         piece = cv2.dilate((changed & dark).astype(np.uint8), CROSS).astype(bool)
-        unexplained = changed & ~dark & ~piece
+        unexplained = changed & ~dark & ~(piece & (share < SPILL))
         hand_cells = np.zeros((GRID, GRID), dtype=bool)
         if unexplained.any():
             n, comp = cv2.connectedComponents(changed.astype(np.uint8), connectivity=8)

@@ -151,7 +151,8 @@ class VisionPipeline:
             labels, conf = default_classify(vec, bare_dark_colour(feat, fit.bright_parity, ~covered), fit.contrast)
             hidden = hidden_dark_cells(covered, fit.bright_parity)
         hidden |= seen_hand.hidden
-        hand = bool(covered.sum() >= 2 or hidden.any() or seen_hand.hand)
+        strong = covered_light_cells(feat, fit.bright_parity, fit.contrast, strong=True)
+        hand = bool(covered.sum() >= 2 or strong.any() or hidden.any() or seen_hand.hand)
         cells = dark_cells(fit.bright_parity)
         seen = np.where(hidden, 0, labels)  # pieces under a hand do not vote for White's side
         k, known = self._decide_rotation(fit, cells, seen, hand)
