@@ -264,8 +264,8 @@ def run_frames(session: BoardSession, frames: Any, stop: threading.Event | None 
 class WebServer:
     """The dashboard served by waitress on a thread of its own."""
 
-    def __init__(self, companion: Companion, host: str, port: int, feed: BroadcastFeed | None = None,
-                 max_viewers: int = 48) -> None:
+    def __init__(self, companion: Any, host: str, port: int, feed: BroadcastFeed | None = None,
+                 max_viewers: int = 48, config: dict[str, Any] | None = None) -> None:
         from waitress import create_server
 
         from webui import create_app, needs_token, new_token
@@ -275,7 +275,7 @@ class WebServer:
         # for as long as it stays, so the pool has room for ``max_viewers`` of them and 16 more for the
         # short requests (feed polls, state, frames); pages beyond the limit poll instead.
         threads = max_viewers + 16
-        app = create_app(companion, {"CONTROL_TOKEN": self.token, "SSE_MAX_STREAMS": max_viewers})
+        app = create_app(companion, {"CONTROL_TOKEN": self.token, "SSE_MAX_STREAMS": max_viewers, **(config or {})})
         if feed is not None:
             from webui.broadcast import init_app
 

@@ -7,8 +7,6 @@ import logging
 import signal
 import threading
 
-from dama.broadcast.tags import parse_board_tags
-
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mqtt", required=True, metavar="URL",
@@ -21,25 +19,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--round", default="1", help="PDN Round tag")
     parser.add_argument("--tag", action="append", default=[], metavar="BOARD:NAME=VALUE",
                         help="a PDN tag of one board, e.g. board1:White=Novák (repeatable)")
+    parser.add_argument("--max-viewers", type=int, default=48, metavar="N",
+                        help="pages following the live event stream at once (default 48; more poll instead)")
 
 
 def run(args: argparse.Namespace) -> int:
-    from waitress.server import create_server
-
     from dama.broadcast.feed import BroadcastFeed
     from dama.broadcast.folder import FolderSink
     from dama.broadcast.hub import HubCompanion
     from dama.broadcast.mqtt import MqttHub, MqttUrl
-    from webui import create_app
-    from webui.broadcast import init_app
+    from dama.broadcast.tags import parse_board_tags
+    from dama.watch import WatchError, WebServer, parse_host_port
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s: %(message)s")
     try:
         url = MqttUrl.parse(args.mqtt)
         board_tags = parse_board_tags(args.tag)
-        host, _, port = args.web.rpartition(":")
-        port_number = int(port)
-    except ValueError as exc:
+        host, port = parse_host_port(args.web)
+    except (ValueError, WatchError) as exc:
         print(f"dama hub: {exc}")
         return 2
     feed = BroadcastFeed({"Event": args.event, "Site": args.site, "Round": args.round}, board_tags)
@@ -51,22 +48,26 @@ def run(args: argparse.Namespace) -> int:
         if folder is not None:
             folder.write()
 
+    try:
+        server = WebServer(companion, host, port, feed=feed, max_viewers=args.max_viewers,
+                           config={"TITLE": f"{args.event} — round {args.round}"})
+    except WatchError as exc:
+        print(f"dama hub: {exc}")
+        return 2
     hub = MqttHub(url, feed, on_event=on_event)
-    app = create_app(companion, {"TITLE": f"{args.event} — round {args.round}"})
-    init_app(app, feed)
-    server = create_server(app, host=host or "127.0.0.1", port=port_number, threads=16)
-    print(f"dama hub: listening to {url.host}:{url.port}/{url.topic}/+ ; overview http://{host}:{port_number}/ ;"
+    print(f"dama hub: listening to {url.host}:{url.port}/{url.topic}/+ ; overview {server.url} ;"
           f" feeds /broadcast/round.pdn, /broadcast/<board>.pdn, /broadcast/index.json", flush=True)
     stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *a: server.close())
+    signal.signal(signal.SIGTERM, lambda *a: stop.set())
     try:
-        server.run()
-    except (KeyboardInterrupt, OSError):
+        while not stop.wait(0.5):
+            pass
+    except KeyboardInterrupt:
         pass
     finally:
-        stop.set()
         hub.close()
         companion.close()
+        server.close()
         if folder is not None:
             folder.write()
     return 0
