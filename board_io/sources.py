@@ -59,6 +59,25 @@ def _report(on_status: StatusCallback | None, state: str, message: str, level: i
         on_status(state, message)
 
 
+class Pacer:
+    """Plays recorded frames at their own rate (frame ``index / fps`` seconds after the first), or as
+    fast as they come when ``fast`` (``dama watch --fast``)."""
+
+    def __init__(self, fps: float, fast: bool) -> None:
+        self.fps = fps
+        self.fast = fast
+        self.start = time.monotonic()
+
+    def time_of(self, index: int) -> float:
+        """Video time of frame ``index``, after waiting until it is due."""
+        t = index / self.fps
+        if not self.fast:
+            delay = self.start + t - time.monotonic()
+            if delay > 0:
+                time.sleep(delay)
+        return t
+
+
 class FrameSource:
     """Base class: iterate for frames, ``close()`` to release the device. ``live`` tells the loop
     whether time is wall time (live) or video time (recorded)."""
@@ -102,19 +121,14 @@ class VideoFileSource(FrameSource):
         self.height = int(self._cap.get(cv2.CAP_PROP_FRAME_HEIGHT) or 0)
 
     def frames(self) -> Iterator[Frame]:
-        start = time.monotonic()
+        pacer = Pacer(self.fps, self.fast)
         index = 0
         try:
             while True:
                 ok, image = self._cap.read()
                 if not ok or image is None:
                     break
-                t = index / self.fps
-                if not self.fast:
-                    delay = start + t - time.monotonic()
-                    if delay > 0:
-                        time.sleep(delay)
-                yield Frame(t, image, index)
+                yield Frame(pacer.time_of(index), image, index)
                 index += 1
         finally:
             self._cap.release()
@@ -155,7 +169,7 @@ class ImageFolderSource(FrameSource):
             raise SourceError(f"folder {path!r} holds no images ({', '.join(IMAGE_EXTENSIONS)})")
 
     def frames(self) -> Iterator[Frame]:
-        start = time.monotonic()
+        pacer = Pacer(self.fps, self.fast)
         index = 0
         for name in self.files:
             image = cv2.imread(os.path.join(self.path, name), cv2.IMREAD_COLOR)
@@ -163,12 +177,7 @@ class ImageFolderSource(FrameSource):
                 _report(self.on_status, "skipped", f"{self.path}/{name}: not a readable image, skipped",
                         logging.WARNING)
                 continue
-            t = index / self.fps
-            if not self.fast:
-                delay = start + t - time.monotonic()
-                if delay > 0:
-                    time.sleep(delay)
-            yield Frame(t, image, index)
+            yield Frame(pacer.time_of(index), image, index)
             index += 1
         _report(self.on_status, "ended", f"{self.path}: end of folder after {index} images")
 

@@ -27,8 +27,8 @@ def perft_plain(w: int, b: int, k: int, wtm: bool, depth: int) -> int:
     return total
 
 
-def middlegame_positions(count: int, seed: int) -> list[Position]:
-    """Positions 12 to 40 plies into seeded random games, with at least 12 pieces on the board."""
+def middlegame_positions(count: int, seed: int, min_pieces: int = 12) -> list[Position]:
+    """Positions 12 to 40 plies into seeded random games, with at least ``min_pieces`` on the board."""
     rng = random.Random(seed)
     out: list[Position] = []
     while len(out) < count:
@@ -39,7 +39,7 @@ def middlegame_positions(count: int, seed: int) -> list[Position]:
             if not moves:
                 break
             pos = pos.play(rng.choice(moves))
-        if (pos.white | pos.black).bit_count() >= 12 and pos.legal_moves():
+        if (pos.white | pos.black).bit_count() >= min_pieces and pos.legal_moves():
             out.append(pos)
     return out
 

@@ -19,24 +19,9 @@ import statistics
 import time
 from collections.abc import Callable
 
+from rules.bench import middlegame_positions
 from rules.position import Move, Position
 from rules.referee import Referee
-
-
-def middlegame_positions(count: int, seed: int) -> list[Position]:
-    rng = random.Random(seed)
-    out: list[Position] = []
-    while len(out) < count:
-        pos = Position.start()
-        stop = rng.randint(12, 40)
-        for _ in range(stop):
-            legal = pos.legal_moves()
-            if not legal:
-                break
-            pos = pos.play(rng.choice(legal))
-        if pos.legal_moves() and (pos.white | pos.black).bit_count() >= 14:
-            out.append(pos)
-    return out
 
 
 def _with(board: str, changes: dict[int, str]) -> str:
@@ -115,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.positions < 1:
         parser.error("--positions must be at least 1")
-    positions = middlegame_positions(args.positions, args.seed)
+    positions = middlegame_positions(args.positions, args.seed, min_pieces=14)
     measure(positions[: min(20, len(positions))], args.seed)  # warm up
     worst = 0.0
     for clock in ("wall", "cpu"):
