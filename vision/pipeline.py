@@ -73,6 +73,9 @@ class VisionPipeline:
         self._hands = HandWatch()  # frame differencing against the last settled board (moving video)
         if profile:
             self._load_profile(profile)
+        # OpenCV builds its Lab tables on the first float conversion (~0.3 s): pay that here, not on
+        # the first frame.
+        cv2.cvtColor(np.zeros((1, 1, 3), np.float32), cv2.COLOR_BGR2Lab)
 
     # -- profile ----------------------------------------------------------------------------------
     def _load_profile(self, profile: dict) -> None:
