@@ -108,6 +108,35 @@ def test_a_hand_holding_still_stays_seen(video):
     assert all("?" in r.board for r in results)
 
 
+def test_a_hand_shadow_delays_a_move_but_does_not_hide_it(video):
+    # A soft shadow over the middle of the board while a move appears (no hand in the picture): the
+    # move may wait for the shadow to go, but it is passed on, and nothing else is.
+    truth, rows = video
+    frame_a = rows[truth["timeline"][0]["held"][1]]["frame"]
+    frame_b = rows[truth["timeline"][1]["held"][1]]["frame"]
+    h, w = frame_b.shape[:2]
+    centre = np.mean([truth["corners"][k] for k in ("a1", "h1", "h8", "a8")], axis=0)
+    size = np.linalg.norm(np.subtract(truth["corners"]["h8"], truth["corners"]["a1"]))
+    yy, xx = np.mgrid[0:h, 0:w]
+    blob = np.exp(-((xx - centre[0]) ** 2 + (yy - centre[1]) ** 2) / (2 * (0.15 * size) ** 2))
+    shadowed = (frame_b * (1.0 - 0.4 * blob)[..., None]).astype(np.uint8)
+    reads = []
+    for frame in (frame_a, frame_b):
+        vp = VisionPipeline()
+        vp.learn_start_position(frame_a)
+        reads.append(vp.process(frame).board)
+    assert reads[0] != reads[1]
+    vp = VisionPipeline()
+    vp.learn_start_position(frame_a)
+    stab = Stabilizer(hold_seconds=0.5)
+    out = []
+    for n, frame in enumerate([frame_a] * 10 + [shadowed] * 10 + [frame_b] * 10):
+        res = vp.process(frame, n / FPS)
+        if (b := stab.update(n / FPS, res.board, res.hand)) is not None:
+            out.append(b)
+    assert out == reads
+
+
 def test_stabilizer_grace_after_the_hand_and_minimum_frames():
     a = STATES[0]
     stab = Stabilizer(hold_seconds=0.5, grace_seconds=0.3)
