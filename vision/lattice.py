@@ -62,6 +62,12 @@ def grow(quads: np.ndarray, pols: np.ndarray, seed: int, rounds: int = 12) -> La
             best_err[better] = err[better]
             best_rot[better] = r
         ok &= best_err < 0.3
+        # Grow locally: only within four cells of those already accepted (the seed at first; four so
+        # that rows hidden by tall pieces can be jumped). Clutter far away that happens to fit the
+        # extrapolated lattice is never taken in.
+        known = cells[accepted] if accepted.any() else np.zeros((1, 2), dtype=np.int64)
+        near = np.abs(cell[:, None, :] - known[None, :, :]).max(axis=2).min(axis=1) <= 4
+        ok &= near
         # One quad per cell: keep the best fitting.
         idx = np.flatnonzero(ok)
         if len(idx) < 1:

@@ -61,6 +61,17 @@ def localize(gray: np.ndarray) -> BoardFit:
     if float(gray.std()) < 4.0:
         raise NotFound("blank frame (no contrast)")
     scale = min(1.0, WORK_SIZE / max(gray.shape))
+    try:
+        return _localize_at(gray, scale)
+    except NotFound:
+        if scale >= 1.0:
+            raise
+    # A small, steep board may have squares too small to find at the working size: full resolution.
+    return _localize_at(gray, 1.0)
+
+
+def _localize_at(gray: np.ndarray, scale: float) -> BoardFit:
+    """Localization with the coarse search at ``scale`` of the frame."""
     small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else gray
     quads, pols = find_quads(small)
     fits = [f for f in lattices(quads, pols) if len(f.cells) >= MIN_CELLS][:3]
