@@ -30,6 +30,7 @@ MCELL = 6  # motion top-view pixels per square (a modest resolution keeps the ho
 WARP_CELL = 9  # warped a little finer, then area-averaged (less aliasing of wood grain and noise)
 CHANGED = 0.12  # share of a cell's pixels that must change for the cell to count as changed
 MARGIN_CHANGED = 0.2  # the margin (frame, table, picture border) is less tidy than the board
+DRIFT = 3.0  # a square counts as changed only above this many times the median light square's change
 SPILL = 0.5  # a piece's top leans over part of a neighbour; a hand covers it (nearly) whole
 STALE_FRAMES = 90  # nothing moved for this long and the light squares look empty: relearn (lighting)
 
@@ -128,6 +129,20 @@ CROSS = np.array([[0, 1, 0], [1, 1, 1], [0, 1, 0]], dtype=np.uint8)
 SHIFT = np.ones((3, 3), np.uint8)
 
 
+def _side_drift(share: np.ndarray) -> np.ndarray:
+    """(GRID, GRID) change threshold of each margin cell from its side of the margin.
+
+    The margin holds the board's outer edge and the table: strong edges that a drifting fit moves along
+    a whole side, whereas an arm crosses one side in a cell or three. Corner cells take the stricter side.
+    """
+    sides = [np.median(share[0]), np.median(share[-1]), np.median(share[:, 0]), np.median(share[:, -1])]
+    out = np.zeros_like(share)
+    out[0], out[-1] = sides[0], sides[1]
+    out[:, 0] = np.maximum(out[:, 0], sides[2])
+    out[:, -1] = np.maximum(out[:, -1], sides[3])
+    return DRIFT * out
+
+
 def _same_place(h0: np.ndarray, h1: np.ndarray, tol: float = 0.5) -> bool:
     """Do two lattice homographies number the same board alike (corners within ``tol`` squares)?
 
@@ -208,7 +223,11 @@ class HandWatch:
             share = np.zeros((GRID, GRID))
         else:
             share = self._changed(view, self._ref)
-            changed = np.where(MARGIN, share > MARGIN_CHANGED, share > CHANGED)
+            # A view misregistered by more than the pixel allowed (a shaking camera while tracking)
+            # changes a little of every square along its edges; a hand changes a few squares a lot.
+            spread = DRIFT * float(np.median(share[light]))
+            changed = np.where(MARGIN, share > np.maximum(MARGIN_CHANGED, _side_drift(share)),
+                               share > max(CHANGED, spread))
         # Light squares and the margin change only under something foreign, or where a moved piece's
         # top leans over them at a slant (next to a changed dark square). Anything else is a hand or
         # an arm, and so is the whole changed region connected to it.
