@@ -135,7 +135,7 @@ def _side_drift(share: np.ndarray) -> np.ndarray:
     The margin holds the board's outer edge and the table: strong edges that a drifting fit moves along
     a whole side, whereas an arm crosses one side in a cell or three. Corner cells take the stricter side.
     """
-    sides = [np.median(share[0]), np.median(share[-1]), np.median(share[:, 0]), np.median(share[:, -1])]
+    sides = np.median(np.stack([share[0], share[-1], share[:, 0], share[:, -1]]), axis=1)
     out = np.zeros_like(share)
     out[0], out[-1] = sides[0], sides[1]
     out[:, 0] = np.maximum(out[:, 0], sides[2])
