@@ -72,17 +72,17 @@ def cell_vectors(feat: CellFeatures, bright_parity: int, light_ok: np.ndarray | 
 
 def _two_means(x: np.ndarray) -> tuple[float, float, float]:
     """Best 1-D split of ``x``: (threshold, low mean, high mean) maximising between-class variance."""
-    xs = np.sort(x)
-    best = (float(xs.mean()), float(xs.mean()), float(xs.mean()))
-    best_score = -1.0
+    xs = np.sort(np.asarray(x, dtype=np.float64))
     n = len(xs)
-    for k in range(1, n):
-        lo, hi = xs[:k], xs[k:]
-        score = k * (n - k) * (hi.mean() - lo.mean()) ** 2
-        if score > best_score:
-            best_score = score
-            best = (float((xs[k - 1] + xs[k]) / 2), float(lo.mean()), float(hi.mean()))
-    return best
+    if n < 2:
+        m = float(xs.mean()) if n else 0.0
+        return m, m, m
+    k = np.arange(1, n)
+    csum = np.cumsum(xs)
+    lo = csum[:-1] / k
+    hi = (csum[-1] - csum[:-1]) / (n - k)
+    best = int(np.argmax(k * (n - k) * (hi - lo) ** 2))
+    return float((xs[best] + xs[best + 1]) / 2), float(lo[best]), float(hi[best])
 
 
 def bare_dark_colour(feat: CellFeatures, bright_parity: int, light_ok: np.ndarray | None = None) -> np.ndarray:
