@@ -123,8 +123,37 @@ def default_classify(vec: np.ndarray, empty: np.ndarray, board_contrast: float) 
             mid = t
     labels[occupied & (lightness > mid)] = 1
     labels[occupied & (lightness <= mid)] = 2
+    # Dark men close in colour to the dark squares: among the cells not taken as light men, look for
+    # two well separated colour groups; the one nearer the bare-square colour is empty.
+    rest = np.flatnonzero(labels != 1)
+    split = _split_two(x[rest], empty)
+    if split is not None:
+        labels[rest] = np.where(split, 2, 0)
     conf = np.clip(np.abs(d - thr) / thr, 0.0, 1.0)
     return labels, conf
+
+
+def _split_two(x: np.ndarray, empty: np.ndarray, rounds: int = 10) -> np.ndarray | None:
+    """2-means of colours ``x`` (N, 3); bool "far group" when the groups are clearly apart, else None."""
+    if len(x) < 4:
+        return None
+    d = np.linalg.norm(x - empty, axis=1)
+    centres = np.stack([x[int(np.argmin(d))], x[int(np.argmax(d))]])
+    far = d > d.mean()
+    for _ in range(rounds):
+        far = np.linalg.norm(x - centres[1], axis=1) < np.linalg.norm(x - centres[0], axis=1)
+        if far.all() or not far.any():
+            return None
+        centres = np.stack([x[~far].mean(axis=0), x[far].mean(axis=0)])
+    within = np.sqrt(np.mean(np.concatenate([((x[~far] - centres[0]) ** 2).sum(axis=1),
+                                              ((x[far] - centres[1]) ** 2).sum(axis=1)])))
+    gap = float(np.linalg.norm(centres[1] - centres[0]))
+    if gap < max(5.0, 2.6 * within) or far.sum() < 1:
+        return None
+    # the far group must be the one away from the bare-square colour
+    if np.linalg.norm(centres[1] - empty) < np.linalg.norm(centres[0] - empty):
+        far = ~far
+    return far
 
 
 @dataclass
