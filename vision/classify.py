@@ -13,8 +13,8 @@ are always empty), so a gradient, a colour cast or a shadow moves both alike. Tw
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -24,13 +24,20 @@ LABELS = (".", "w", "b")
 N_FEAT = 8
 
 
+@lru_cache(maxsize=2)
 def dark_cells(bright_parity: int) -> np.ndarray:
-    """(32, 2) lattice cells (i, j) of the dark squares in lattice order (row-major)."""
-    return np.array([(i, j) for j in range(8) for i in range(8) if (i + j) % 2 != bright_parity])
+    """(32, 2) lattice cells (i, j) of the dark squares in lattice order (row-major); read-only."""
+    out = np.array([(i, j) for j in range(8) for i in range(8) if (i + j) % 2 != bright_parity])
+    out.flags.writeable = False
+    return out
 
 
+@lru_cache(maxsize=2)
 def light_cells(bright_parity: int) -> np.ndarray:
-    return np.array([(i, j) for j in range(8) for i in range(8) if (i + j) % 2 == bright_parity])
+    """(32, 2) lattice cells (i, j) of the light squares; read-only."""
+    out = np.array([(i, j) for j in range(8) for i in range(8) if (i + j) % 2 == bright_parity])
+    out.flags.writeable = False
+    return out
 
 
 def light_reference(feat: CellFeatures, bright_parity: int, light_ok: np.ndarray | None = None) -> np.ndarray:
@@ -53,9 +60,12 @@ def light_reference(feat: CellFeatures, bright_parity: int, light_ok: np.ndarray
     ii, jj = cells[:, 0] + 1, cells[:, 1] + 1
     neigh = np.stack([pad[jj - 1, ii], pad[jj + 1, ii], pad[jj, ii - 1], pad[jj, ii + 1]], axis=1)  # (32, 4, 3)
     n_ok = np.isfinite(neigh[:, :, 0]).sum(axis=1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        ref = np.nanmedian(neigh, axis=1)
+    # median of the valid neighbours (NaN sorts last): the middle one or two of the first n_ok
+    srt = np.sort(neigh, axis=1)
+    lo = np.maximum(n_ok - 1, 0) // 2
+    hi = n_ok // 2
+    pick = lambda i: np.take_along_axis(srt, np.broadcast_to(i[:, None, None], (32, 1, 3)), axis=1)[:, 0]  # noqa: E731
+    ref = 0.5 * (pick(lo) + pick(np.minimum(hi, 3)))
     ref[n_ok < 1] = global_ref
     return ref
 
@@ -96,10 +106,11 @@ def bare_dark_colour(feat: CellFeatures, bright_parity: int, light_ok: np.ndarra
     cells = dark_cells(bright_parity)
     jj, ii = cells[:, 1], cells[:, 0]
     pts = (feat.corners4[jj, ii] - ref[:, None, :]).reshape(-1, 3)
-    d = np.linalg.norm(pts[:, None] - pts[None], axis=2)
-    counts = (d < 6.0).sum(axis=1)
-    best = int(np.argmax(counts))
-    return pts[d[best] < 6.0].mean(axis=0)
+    sq = (pts * pts).sum(axis=1)
+    d2 = sq[:, None] + sq[None, :] - 2.0 * (pts @ pts.T)
+    close = d2 < 36.0  # within 6 Lab units
+    best = int(np.argmax(close.sum(axis=1)))
+    return pts[close[best]].mean(axis=0)
 
 
 def default_classify(vec: np.ndarray, empty: np.ndarray, board_contrast: float) -> tuple[np.ndarray, np.ndarray]:

@@ -11,6 +11,8 @@ nearest the bottom of the image, which is where a camera usually looks from.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from vision.geometry import DARK_SQUARES
@@ -24,6 +26,7 @@ def rotation_corners(k: int) -> np.ndarray:
     return np.array([LATTICE_CORNERS[(k - n) % 4] for n in range(4)])
 
 
+@lru_cache(maxsize=8)
 def square_cells(k: int, ok: bool) -> np.ndarray:
     """(32, 2) lattice cells of the observation squares under rotation ``k``.
 
@@ -39,6 +42,7 @@ def square_cells(k: int, ok: bool) -> np.ndarray:
         ff = f if ok else 7 - f
         p = a1 + (ff + 0.5) * ef + (r + 0.5) * er
         out[n] = np.floor(p).astype(np.int64)
+    out.flags.writeable = False  # cached: shared by every caller
     return out
 
 

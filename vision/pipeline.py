@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -145,13 +146,15 @@ class VisionPipeline:
         seen_hand = self._hands.check(frame, fit.h, fit.bright_parity, covered)
         covered = covered | seen_hand.foreign
         vec = cell_vectors(feat, fit.bright_parity, ~covered)
-        if self.model is None and not covered.any():
-            self._auto_learn(fit, vec)
+        if self.model is None:
+            labels, conf = default_classify(vec, bare_dark_colour(feat, fit.bright_parity, ~covered), fit.contrast)
+            # Worth testing for the start position only when about twelve light men are seen.
+            if not covered.any() and 10 <= int((labels == 1).sum()) <= 14:
+                self._auto_learn(fit, vec)
         if self.model is not None:
             labels, conf = self.model.classify(vec)
             hidden = hidden_dark_cells(covered, fit.bright_parity, self.model.outliers(vec))
         else:
-            labels, conf = default_classify(vec, bare_dark_colour(feat, fit.bright_parity, ~covered), fit.contrast)
             hidden = hidden_dark_cells(covered, fit.bright_parity)
         hidden |= seen_hand.hidden
         strong = covered_light_cells(feat, fit.bright_parity, fit.contrast, strong=True)
@@ -160,9 +163,7 @@ class VisionPipeline:
         seen = np.where(hidden, 0, labels)  # pieces under a hand do not vote for White's side
         k, known = self._decide_rotation(fit, cells, seen, hand)
         ok = orient.a1_is_dark(k, fit.bright_parity)
-        # lattice dark cells -> observation order
-        index = {(int(i), int(j)): n for n, (i, j) in enumerate(cells)}
-        order = np.array([index[(int(i), int(j))] for i, j in orient.square_cells(k, ok)])
+        order = _observation_order(fit.bright_parity, k, ok)
         chars = CHARS[labels[order]]
         chars[hidden[order]] = "?"
         if self.model is not None and not hand:
@@ -207,13 +208,7 @@ class VisionPipeline:
     # -- the start position ----------------------------------------------------------------------
     def _start_truth(self, fit: BoardFit, k: int) -> np.ndarray:
         """Labels (lattice dark-cell order) of the start position under rotation ``k``."""
-        cells = dark_cells(fit.bright_parity)
-        index = {(int(i), int(j)): n for n, (i, j) in enumerate(cells)}
-        ok = orient.a1_is_dark(k, fit.bright_parity)
-        truth = np.zeros(32, dtype=np.int64)
-        for n, (i, j) in enumerate(orient.square_cells(k, ok)):
-            truth[index[(int(i), int(j))]] = ".wb".index(START_BOARD[n])
-        return truth
+        return _start_labels(fit.bright_parity, k)
 
     def _start_costs(self, fit: BoardFit, vec: np.ndarray) -> list[float]:
         """How badly each rotation's start-position labels fit the cells (within-class scatter).
@@ -283,6 +278,27 @@ class VisionPipeline:
         from vision.overlay import draw_overlay
 
         return draw_overlay(frame, res, highlight)
+
+
+@lru_cache(maxsize=16)
+def _observation_order(bright_parity: int, k: int, ok: bool) -> np.ndarray:
+    """Index into the lattice dark cells of each observation square (a1, c1, ... h8)."""
+    index = {(int(i), int(j)): n for n, (i, j) in enumerate(dark_cells(bright_parity))}
+    order = np.array([index[(int(i), int(j))] for i, j in orient.square_cells(k, ok)])
+    order.flags.writeable = False
+    return order
+
+
+@lru_cache(maxsize=8)
+def _start_labels(bright_parity: int, k: int) -> np.ndarray:
+    cells = dark_cells(bright_parity)
+    index = {(int(i), int(j)): n for n, (i, j) in enumerate(cells)}
+    ok = orient.a1_is_dark(k, bright_parity)
+    truth = np.zeros(32, dtype=np.int64)
+    for n, (i, j) in enumerate(orient.square_cells(k, ok)):
+        truth[index[(int(i), int(j))]] = ".wb".index(START_BOARD[n])
+    truth.flags.writeable = False
+    return truth
 
 
 def _side_of(corners: dict[str, tuple[float, float]]) -> str:
