@@ -1,0 +1,175 @@
+"""A learned square classifier: empty / light man / dark man / light king / dark king per dark square.
+
+Input is the lattice top view the pipeline already computes (``vision.cells.warp_lattice``, ``CELL`` px
+per square). For every dark square we cut a patch a little larger than the square (``MARGIN`` px on each
+side, so a piece's rim and, under a tilted camera, a stacked king's displaced top are inside it): its
+lightness at full resolution (shape: rims, a side wall, a second disc) and its colour at half
+resolution, every pixel in Lab *relative to this board in this frame*: minus the colour
+of the square's light neighbours (light squares are always empty) and divided by the board's own
+light-minus-dark lightness contrast. Wood tone, light colour and exposure are thereby factored out; the
+network sees only how the square departs from its own board. Twelve numbers complete the input: the
+pipeline's eight cell features (``vision.classify.cell_vectors``) in the same units, and four
+board-level ones (the bare dark square's colour relative to the light squares, the contrast), which
+tell it what "empty" looks like here.
+
+The model is a small multilayer perceptron in plain numpy (two ReLU layers, softmax), trained offline by
+``vision/train_squares.py`` on rendered scenes; its weights are ``vision/models/squarenet.npz``. A forward
+pass for 32 squares is a few small matrix products (well under a millisecond).
+
+Kings are reported only with high confidence (``KING_THRESHOLD``): a false king is worse than a missed
+one, since the referee tracks kings from the moves anyway.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.cells import CELL, CellFeatures
+from vision.classify import bare_dark_colour, cell_vectors, dark_cells, light_reference
+
+CLASSES = ".wbWB"  # class index -> observation character
+MARGIN = 5  # top-view px added around a square (a quarter square at CELL = 20)
+SIDE = CELL + 2 * MARGIN  # lightness patch side (full resolution)
+PATCH = SIDE // 2  # colour patch side (half resolution)
+N_SCALARS = 12
+N_INPUT = SIDE * SIDE + PATCH * PATCH * 2 + N_SCALARS
+KING_THRESHOLD = 0.9  # probability a king needs to be reported as one
+MODEL_PATH = Path(__file__).resolve().parent / "models" / "squarenet.npz"
+COLOUR_OF = np.array([0, 1, 2, 1, 2])  # class -> colour class of vision.classify (empty, light, dark)
+
+
+@lru_cache(maxsize=2)
+def _dark_index(bright_parity: int) -> tuple[np.ndarray, np.ndarray]:
+    """Lattice rows and columns (32,) of the dark cells, for picking patches out of a cell-grid view."""
+    cells = dark_cells(bright_parity)
+    return cells[:, 1].copy(), cells[:, 0].copy()
+
+
+def _lab(top_bgr: np.ndarray) -> np.ndarray:
+    """Float Lab (L 0–100, a and b signed) of a top view via OpenCV's fast 8-bit conversion.
+
+    The 8-bit tables are several times faster than the float conversion; their steps (0.4 of L, 1 of
+    a/b) are far below the differences the network looks at.
+    """
+    lab = cv2.cvtColor(top_bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
+    lab[..., 0] *= np.float32(100.0 / 255.0)
+    lab[..., 1:] -= np.float32(128.0)
+    return lab
+
+
+def _cell_patches(img: np.ndarray, step: int, side: int) -> np.ndarray:
+    """(8, 8, side, side, …) view of ``img``: the patch of cell (j, i) starts at (j·step, i·step)."""
+    st = img.strides
+    shape = (8, 8, side, side, *img.shape[2:])
+    return np.lib.stride_tricks.as_strided(img, shape, (step * st[0], step * st[1], *st), writeable=False)
+
+
+def board_inputs(top_bgr: np.ndarray, feat: CellFeatures, bright_parity: int,
+                 light_ok: np.ndarray | None = None, vec: np.ndarray | None = None,
+                 bare: np.ndarray | None = None) -> np.ndarray:
+    """(32, N_INPUT) float32 network inputs for the dark cells in lattice order (see module docstring).
+
+    ``light_ok`` (8, 8) bool marks light cells not covered by a hand; covered ones are left out of the
+    light references. ``vec`` (``cell_vectors``) and ``bare`` (``bare_dark_colour``) may be passed in
+    when the caller has them already (the pipeline does), with the same ``light_ok``.
+    """
+    if not isinstance(top_bgr, np.ndarray) or top_bgr.shape != (8 * CELL, 8 * CELL, 3):
+        raise ValueError(f"top view must be {8 * CELL}x{8 * CELL} BGR, got {getattr(top_bgr, 'shape', None)}")
+    lab = cv2.copyMakeBorder(_lab(top_bgr), MARGIN, MARGIN, MARGIN, MARGIN, cv2.BORDER_REPLICATE)
+    half = cv2.resize(lab, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)  # 2×2 means, cell-aligned
+    jj, ii = _dark_index(bright_parity)
+    ref = light_reference(feat, bright_parity, light_ok).astype(np.float32)  # (32, 3) empty light square here
+    if bare is None:
+        bare = bare_dark_colour(feat, bright_parity, light_ok)  # (3,) empty dark square minus light
+    if vec is None:
+        vec = cell_vectors(feat, bright_parity, light_ok)
+    scale = max(-float(bare[0]), 8.0)  # the board's light-minus-dark lightness contrast
+    inv = np.float32(1.0 / scale)
+    lum = (_cell_patches(lab[..., 0], CELL, SIDE)[jj, ii] - ref[:, 0, None, None]) * inv
+    ab = (_cell_patches(np.ascontiguousarray(half[..., 1:]), CELL // 2, PATCH)[jj, ii] - ref[:, None, None, 1:]) * inv
+    out = np.empty((32, N_INPUT), dtype=np.float32)
+    out[:, :SIDE * SIDE] = lum.reshape(32, -1)
+    out[:, SIDE * SIDE:-N_SCALARS] = ab.reshape(32, -1)
+    out[:, -N_SCALARS:-4] = vec / scale
+    out[:, -4:-1] = bare / scale
+    out[:, -1] = np.log(scale / 30.0)
+    return out
+
+
+def dihedral(x: np.ndarray, k: int) -> np.ndarray:
+    """Inputs with both patches turned by k·90° (k ≥ 4: mirrored too): the square's class is the same.
+
+    Used to augment training; the scalar features do not depend on the board's turn.
+    """
+    n = len(x)
+    lum = x[:, :SIDE * SIDE].reshape(n, SIDE, SIDE)
+    ab = x[:, SIDE * SIDE:-N_SCALARS].reshape(n, PATCH, PATCH, 2)
+    lum, ab = np.rot90(lum, k % 4, axes=(1, 2)), np.rot90(ab, k % 4, axes=(1, 2))
+    if k >= 4:
+        lum, ab = lum[:, :, ::-1], ab[:, :, ::-1]
+    return np.concatenate([lum.reshape(n, -1), ab.reshape(n, -1), x[:, -N_SCALARS:]], axis=1)
+
+
+class SquareNet:
+    """The trained network: ``probabilities(x)`` (N, 5) for inputs from :func:`board_inputs`."""
+
+    def __init__(self, weights: dict[str, np.ndarray]) -> None:
+        try:
+            self.mu = np.asarray(weights["mu"], dtype=np.float32)
+            self.sd = np.asarray(weights["sd"], dtype=np.float32)
+            self.layers = [(np.asarray(weights[f"w{k}"], dtype=np.float32),
+                            np.asarray(weights[f"b{k}"], dtype=np.float32)) for k in range(3)]
+        except KeyError as exc:
+            raise ValueError(f"square model lacks array {exc}") from None
+        if self.mu.shape != (N_INPUT,) or self.layers[0][0].shape[0] != N_INPUT or self.layers[-1][0].shape[1] != 5:
+            raise ValueError("square model does not match this version's inputs (retrain it)")
+
+    @classmethod
+    def load(cls, path: Path | str = MODEL_PATH) -> SquareNet:
+        """Load weights saved by ``vision/train_squares.py``; ValueError with the reason if unusable."""
+        try:
+            with np.load(path) as data:
+                return cls({k: data[k] for k in data.files})
+        except OSError as exc:
+            raise ValueError(f"cannot read square model {path}: {exc}") from None
+
+    def probabilities(self, x: np.ndarray) -> np.ndarray:
+        """(N, 5) class probabilities (order of ``CLASSES``)."""
+        h = (np.asarray(x, dtype=np.float32) - self.mu) / self.sd
+        for k, (w, b) in enumerate(self.layers):
+            h = h @ w + b
+            if k < len(self.layers) - 1:
+                np.maximum(h, 0.0, out=h)
+        h -= h.max(axis=1, keepdims=True)
+        e = np.exp(h)
+        return e / e.sum(axis=1, keepdims=True)
+
+
+def decide(prob: np.ndarray, king_threshold: float = KING_THRESHOLD) -> tuple[np.ndarray, np.ndarray]:
+    """Classes (N,) in 0..4 and confidences from probabilities: a king only when it is very likely.
+
+    Below ``king_threshold`` a king's probability counts for the man of its colour, so an uncertain
+    crown never makes a piece disappear or change colour.
+    """
+    p = np.asarray(prob, dtype=np.float64)
+    merged = np.stack([p[:, 0], p[:, 1] + p[:, 3], p[:, 2] + p[:, 4]], axis=1)
+    colour = np.argmax(merged, axis=1)
+    labels = colour.copy()
+    king = np.where(colour == 1, p[:, 3], np.where(colour == 2, p[:, 4], 0.0))
+    crowned = king >= king_threshold * merged[np.arange(len(p)), colour]
+    labels[crowned & (colour > 0)] += 2
+    return labels, merged[np.arange(len(p)), colour]
+
+
+@lru_cache(maxsize=1)
+def default_net() -> SquareNet:
+    """The committed model (loaded once)."""
+    return SquareNet.load(MODEL_PATH)
+
+
+__all__ = ["CLASSES", "COLOUR_OF", "KING_THRESHOLD", "MODEL_PATH", "N_INPUT", "SquareNet", "board_inputs",
+           "decide", "default_net", "dihedral"]

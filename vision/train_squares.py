@@ -1,0 +1,233 @@
+"""Train the square classifier (``vision/squarenet.py``) on rendered scenes; offline, CPU only, seeded.
+
+    .venv/bin/python -m vision.train_squares render --scenes 260 --out /tmp/squares.npz
+    .venv/bin/python -m vision.train_squares train --data /tmp/squares.npz --out vision/models/squarenet.npz
+    .venv/bin/python -m vision.train_squares train --data /tmp/squares.npz --holdout \
+        --out /tmp/squarenet_holdout.npz      # the transfer test: no held-out wood/piece/light in training
+
+Scenes come from ``vision.render.random_scene_params`` driven by ``np.random.default_rng([TRAIN_SEED,
+scene])`` — a generator family disjoint from the benchmark's (``vision.bench`` draws its scenes from
+``default_rng(1)`` and its noise seeds 0…n and 10 000…). Each scene is rendered with several boards
+(more kings than in a game, some hands); the square labels come from the board string rendered. The top
+view is warped from the renderer's true corners, jittered by a few hundredths of a square as the
+localizer's fit would be, exactly as the pipeline warps it (``vision.cells.warp_lattice``).
+
+Which wood tones, piece colours and light each scene got is stored per square, so a second model can be
+trained without some of them (``--holdout``) and evaluated on scenes made only of them
+(``vision/eval_squarenet.py --holdout``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import replace
+
+import cv2
+import numpy as np
+
+from vision.cells import features, warp_lattice
+from vision.squarenet import CLASSES, N_INPUT, board_inputs, dihedral
+
+TRAIN_SEED = 2609  # the generator family of the training scenes (never the benchmark's seed 1)
+HOLDOUT = {"dark_wood": 3, "light_piece": 3, "dark_piece": 2}  # indices into the renderer's palettes
+COOL_LIGHT = 0.6  # held out too: scenes whose colour temperature is above this (-1 warm .. 1 cool)
+LATTICE = np.array([[0, 0], [8, 0], [8, 8], [0, 8]], dtype=np.float64)
+
+
+def training_board(rng: np.random.Generator) -> str:
+    """A board with every class well represented: men anywhere but their promotion row, 0–4 kings each."""
+    sq = np.full(32, ".", dtype="<U1")
+    free = list(rng.permutation(32))
+    counts = (("W", int(rng.integers(0, 5))), ("B", int(rng.integers(0, 5))),
+              ("w", int(rng.integers(0, 13))), ("b", int(rng.integers(0, 13))))
+    for piece, n in counts:
+        placed = [s for s in free if not ((piece == "w" and s >= 28) or (piece == "b" and s < 4))][:n]
+        for s in placed:
+            sq[s] = piece
+            free.remove(s)
+    return "".join(sq)
+
+
+def scene_params(rng: np.random.Generator, size: tuple[int, int], holdout_only: bool = False):
+    """Random scene params plus the palette indices used (recorded for the hold-out split).
+
+    ``holdout_only`` builds a scene entirely of held-out choices (dark wood, both piece colours, cool light).
+    """
+    from vision.render import params as P
+    from vision.render import random_scene_params
+
+    params = random_scene_params(rng, size=size)
+    idx = {"dark_wood": int(rng.integers(len(P.DARK_WOODS))), "light_piece": int(rng.integers(len(P.LIGHT_PIECES))),
+           "dark_piece": int(rng.integers(len(P.DARK_PIECES)))}
+    temp = float(rng.uniform(-1, 1))
+    if holdout_only:
+        idx = dict(HOLDOUT)
+        temp = float(rng.uniform(COOL_LIGHT, 1.0))
+    params = replace(
+        params,
+        dark_wood=P._pick(rng, (P.DARK_WOODS[idx["dark_wood"]],)),
+        light_piece=P._pick(rng, (P.LIGHT_PIECES[idx["light_piece"]],)),
+        dark_piece=P._pick(rng, (P.DARK_PIECES[idx["dark_piece"]],)),
+        tint=(1.0 + 0.07 * temp, 1.0, 1.0 - 0.06 * temp),
+    )
+    held = (idx["dark_wood"] == HOLDOUT["dark_wood"]) | (idx["light_piece"] == HOLDOUT["light_piece"]) \
+        | (idx["dark_piece"] == HOLDOUT["dark_piece"]) | (temp > COOL_LIGHT)
+    return params, bool(held)
+
+
+def board_samples(image: np.ndarray, corners: dict, rng: np.random.Generator | None, jitter: float = 0.03):
+    """(32, N_INPUT) inputs in observation order from a frame and its true corners (lattice = files×ranks)."""
+    src = LATTICE + (rng.normal(0, jitter, LATTICE.shape) if rng is not None else 0.0)
+    dst = np.array([corners[k] for k in ("a1", "h1", "h8", "a8")], dtype=np.float64)
+    h = cv2.getPerspectiveTransform(src.astype(np.float32), dst.astype(np.float32))
+    top = warp_lattice(image, h)
+    # lattice (u, v) = (file, rank): a1 is dark, so the bright cells have odd parity and the dark cells
+    # in lattice order are exactly the observation order a1 c1 … h8
+    return board_inputs(top, features(top), 1)
+
+
+def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_SEED) -> dict[str, np.ndarray]:
+    """Render the training set: inputs, labels (0..4), held-out flag and scene id per square."""
+    from vision.geometry import SQUARE_NAMES
+    from vision.render import HandPose, render_scene
+
+    xs, ys, held, scene_id = [], [], [], []
+    t0 = time.time()
+    for s in range(n_scenes):
+        rng = np.random.default_rng([seed, s])
+        size = (1280, 720) if rng.random() < 0.6 else (640, 360)
+        params, is_held = scene_params(rng, size)
+        for _ in range(boards_per_scene):
+            board = "wwwwwwwwwwww........bbbbbbbbbbbb" if rng.random() < 0.1 else training_board(rng)
+            hand = None
+            if rng.random() < 0.2:
+                hand = HandPose(target_square=str(rng.choice(SQUARE_NAMES)), height_mm=float(rng.uniform(15, 80)))
+            r = render_scene(board, params, hand=hand, seed=int(rng.integers(2**31)))
+            keep = np.array([o == "0" for o in r.occluded])
+            x = board_samples(r.image, r.corners, rng)
+            xs.append(x[keep])
+            ys.append(np.array([CLASSES.index(c) for c in board])[keep])
+            held.append(np.full(int(keep.sum()), is_held))
+            scene_id.append(np.full(int(keep.sum()), s))
+        if (s + 1) % 10 == 0:
+            print(f"  {s + 1}/{n_scenes} scenes, {time.time() - t0:.0f} s", file=sys.stderr)
+    return {"x": np.concatenate(xs).astype(np.float32), "y": np.concatenate(ys).astype(np.int64),
+            "held": np.concatenate(held), "scene": np.concatenate(scene_id)}
+
+
+def train(x: np.ndarray, y: np.ndarray, hidden: tuple[int, int] = (96, 48), epochs: int = 30, seed: int = 0,
+          batch: int = 256, lr: float = 2e-3, decay: float = 1e-4) -> dict[str, np.ndarray]:
+    """Softmax MLP trained with Adam on dihedral-augmented patches; returns the weights for SquareNet."""
+    rng = np.random.default_rng(seed)
+    mu = x.mean(axis=0)
+    sd = x.std(axis=0) + 1e-3
+    sizes = (N_INPUT, *hidden, len(CLASSES))
+    params = []
+    for a, b in zip(sizes[:-1], sizes[1:], strict=True):
+        params += [rng.normal(0, np.sqrt(2.0 / a), (a, b)).astype(np.float32), np.zeros(b, np.float32)]
+    m = [np.zeros_like(p) for p in params]
+    v = [np.zeros_like(p) for p in params]
+    # kings are rarer: weight classes by inverse frequency (square root, so men still dominate)
+    freq = np.bincount(y, minlength=len(CLASSES)) / len(y)
+    cw = (1.0 / np.sqrt(np.maximum(freq, 1e-4))).astype(np.float32)
+    cw /= (cw * freq).sum()
+    step = 0
+    n = len(x)
+    for ep in range(epochs):
+        order = rng.permutation(n)
+        loss_sum = 0.0
+        rate = lr * 0.5 * (1 + np.cos(np.pi * ep / epochs))  # cosine schedule
+        for start in range(0, n, batch):
+            idx = order[start:start + batch]
+            xb = ((dihedral(x[idx], int(rng.integers(8))) - mu) / sd).astype(np.float32)
+            yb = y[idx]
+            acts = [xb]
+            h = xb
+            for k in range(0, len(params), 2):
+                h = h @ params[k] + params[k + 1]
+                if k < len(params) - 2:
+                    h = np.maximum(h, 0)
+                acts.append(h)
+            z = h - h.max(axis=1, keepdims=True)
+            p = np.exp(z)
+            p /= p.sum(axis=1, keepdims=True)
+            w = cw[yb]
+            loss_sum += float(-(w * np.log(p[np.arange(len(yb)), yb] + 1e-9)).sum())
+            g = p
+            g[np.arange(len(yb)), yb] -= 1
+            g *= (w / len(yb))[:, None]
+            grads = [None] * len(params)
+            for k in range(len(params) - 2, -1, -2):
+                a_in = acts[k // 2]
+                grads[k] = a_in.T @ g + decay * params[k]
+                grads[k + 1] = g.sum(axis=0)
+                if k > 0:
+                    g = (g @ params[k].T) * (acts[k // 2] > 0)
+            step += 1
+            for i, gr in enumerate(grads):
+                m[i] = 0.9 * m[i] + 0.1 * gr
+                v[i] = 0.999 * v[i] + 0.001 * gr * gr
+                mh = m[i] / (1 - 0.9 ** step)
+                vh = v[i] / (1 - 0.999 ** step)
+                params[i] -= (rate * mh / (np.sqrt(vh) + 1e-8)).astype(np.float32)
+        print(f"  epoch {ep + 1}/{epochs}: loss {loss_sum / n:.4f}", file=sys.stderr)
+    out = {"mu": mu.astype(np.float32), "sd": sd.astype(np.float32)}
+    for k in range(len(params) // 2):
+        out[f"w{k}"] = params[2 * k]
+        out[f"b{k}"] = params[2 * k + 1]
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m vision.train_squares", description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("render", help="render the training squares to an .npz")
+    r.add_argument("--scenes", type=int, default=260)
+    r.add_argument("--boards", type=int, default=4, help="boards per scene")
+    r.add_argument("--out", required=True)
+    t = sub.add_parser("train", help="train the network on a rendered set")
+    t.add_argument("--data", required=True)
+    t.add_argument("--out", required=True)
+    t.add_argument("--epochs", type=int, default=30)
+    t.add_argument("--holdout", action="store_true", help="leave out every square of a held-out scene")
+    args = ap.parse_args(argv)
+    cv2.setNumThreads(1)
+    if args.cmd == "render":
+        data = render_dataset(args.scenes, args.boards)
+        np.savez_compressed(args.out, **data)
+        print(f"{len(data['y'])} squares, per class {np.bincount(data['y'], minlength=5).tolist()}, "
+              f"{int(data['held'].sum())} from held-out scenes -> {args.out}")
+        return 0
+    try:
+        with np.load(args.data) as d:
+            x, y, held, scene = d["x"], d["y"], d["held"], d["scene"]
+    except (OSError, KeyError) as exc:
+        print(f"train_squares: cannot read {args.data}: {exc}", file=sys.stderr)
+        return 2
+    # the last tenth of the scenes is a validation split (whole scenes)
+    val = scene >= np.quantile(scene, 0.9)
+    if args.holdout:
+        x, y, val = x[~held], y[~held], val[~held]
+    weights = train(x[~val], y[~val], epochs=args.epochs)
+    from vision.squarenet import SquareNet, decide
+
+    net = SquareNet(weights)
+    pred, _ = decide(net.probabilities(x[val]))
+    print(f"validation (whole scenes not trained on): {100 * (pred == y[val]).mean():.3f} % of {int(val.sum())} "
+          f"squares; confusion (rows truth {CLASSES}):\n{confusion(y[val], pred)}")
+    np.savez_compressed(args.out, **weights)
+    print(f"weights -> {args.out}")
+    return 0
+
+
+def confusion(truth: np.ndarray, pred: np.ndarray) -> np.ndarray:
+    """5×5 counts, rows truth, columns prediction."""
+    c = np.zeros((5, 5), dtype=np.int64)
+    np.add.at(c, (truth, pred), 1)
+    return c
+
+
+if __name__ == "__main__":
+    sys.exit(main())
