@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from dataclasses import dataclass, field
@@ -25,7 +26,9 @@ from vision.geometry import CORNER_NAMES, START_BOARD
 from vision.pipeline import VisionPipeline
 
 PHOTO_LABELS = Path(__file__).resolve().parent.parent / "tests" / "data" / "photos"
-PHOTO_ROOT = Path("/work/shared/photos")
+# The real photos live in the workspace's shared folder beside the repository (../shared/photos); CI lays
+# a copy there too. DAMA_PHOTOS points elsewhere.
+PHOTO_ROOT = Path(os.environ.get("DAMA_PHOTOS") or Path(__file__).resolve().parents[2] / "shared" / "photos")
 
 
 def random_board(rng: np.random.Generator) -> str:

@@ -5,13 +5,13 @@ squares, so no Czech move can be recorded from them; what matters is that nothin
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
 from dama.watch import WatchConfig, watch
+from vision.bench import PHOTO_ROOT
 
-VIDEOS = Path(__file__).resolve().parents[2].parent / "shared" / "photos" / "desafio_damas"
+VIDEOS = PHOTO_ROOT / "desafio_damas"
 
 
 @pytest.mark.parametrize("name", ["video-2024-09-02.mp4", "video-2024-09-03.mp4"])
