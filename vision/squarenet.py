@@ -37,7 +37,7 @@ SIDE = CELL + 2 * MARGIN  # lightness patch side (full resolution)
 PATCH = SIDE // 2  # colour patch side (half resolution)
 N_SCALARS = 12
 N_INPUT = SIDE * SIDE + PATCH * PATCH * 2 + N_SCALARS
-KING_THRESHOLD = 0.9  # probability a king needs to be reported as one
+KING_THRESHOLD = 0.99  # share of a piece's probability a king needs to be reported as one
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "squarenet.npz"
 COLOUR_OF = np.array([0, 1, 2, 1, 2])  # class -> colour class of vision.classify (empty, light, dark)
 
@@ -114,8 +114,58 @@ def dihedral(x: np.ndarray, k: int) -> np.ndarray:
     return np.concatenate([lum.reshape(n, -1), ab.reshape(n, -1), x[:, -N_SCALARS:]], axis=1)
 
 
+N_RINGS = 11  # rings of RING_PX around the patch centre (the last takes everything farther out)
+RING_PX = 1.5
+N_DESC = 4 * N_RINGS + 2 * N_RINGS + N_SCALARS
+
+
+@lru_cache(maxsize=4)
+def _rings(side: int, px: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Pixel order sorting a side×side patch by ring, ring starts, 1/ring sizes, and e^{iθ}, e^{2iθ} per pixel.
+
+    Ring sums are then ``np.add.reduceat`` over sorted pixels: no matrix product, so no BLAS threads
+    (which on a busy two-core machine cost far more than the arithmetic).
+    """
+    yy, xx = (np.mgrid[0:side, 0:side] + 0.5) * px - SIDE / 2
+    r = np.hypot(xx, yy).ravel()
+    ring = np.minimum((r / RING_PX).astype(int), N_RINGS - 1)
+    order = np.argsort(ring, kind="stable")
+    counts = np.bincount(ring, minlength=N_RINGS)
+    starts = np.r_[0, np.cumsum(counts)[:-1]]
+    th = np.arctan2(yy, xx).ravel()[order]
+    waves = np.stack([np.cos(th), np.sin(th), np.cos(2 * th), np.sin(2 * th)]).astype(np.float32)
+    return order, starts, (1.0 / counts).astype(np.float32), waves
+
+
+def describe(x: np.ndarray) -> np.ndarray:
+    """(N, N_DESC) turn-invariant description of :func:`board_inputs` rows: ring profiles around the centre.
+
+    For the lightness patch: per ring the mean, the spread and the strength of the first and second
+    angular harmonics (a disc's top pushed to one side by a second disc under a tilted camera, a glare
+    spot off the centre); for a and b the ring means; then the scalar features. A round piece is a
+    radial profile, so the network needs no examples of every turn of the board.
+    """
+    x = np.asarray(x, dtype=np.float32)
+    n = len(x)
+    order, starts, inv, waves = _rings(SIDE, 1.0)
+    lum = x[:, :SIDE * SIDE][:, order]
+    mean = np.add.reduceat(lum, starts, axis=1) * inv
+    spread = np.sqrt(np.maximum(np.add.reduceat(lum * lum, starts, axis=1) * inv - mean * mean, 0.0))
+    harm = np.add.reduceat(lum[:, None, :] * waves[None], starts, axis=2) * inv  # (n, 4, rings)
+    h1 = np.hypot(harm[:, 0], harm[:, 1])
+    h2 = np.hypot(harm[:, 2], harm[:, 3])
+    order_ab, starts_ab, inv_ab, _ = _rings(PATCH, 2.0)
+    ab = x[:, SIDE * SIDE:-N_SCALARS].reshape(n, PATCH * PATCH, 2)[:, order_ab]
+    ring_ab = (np.add.reduceat(ab, starts_ab, axis=1) * inv_ab[:, None]).transpose(0, 2, 1).reshape(n, -1)
+    return np.concatenate([mean, spread, h1, h2, ring_ab, x[:, -N_SCALARS:]], axis=1)
+
+
 class SquareNet:
-    """The trained network: ``probabilities(x)`` (N, 5) for inputs from :func:`board_inputs`."""
+    """The trained network: ``probabilities(x)`` (N, 5) for inputs from :func:`board_inputs`.
+
+    Layers: :func:`describe` (N_DESC numbers) → 64 → 32 → 5, ReLU, softmax; inputs standardised by the
+    training set's mean and spread (``mu``, ``sd``).
+    """
 
     def __init__(self, weights: dict[str, np.ndarray]) -> None:
         try:
@@ -125,7 +175,7 @@ class SquareNet:
                             np.asarray(weights[f"b{k}"], dtype=np.float32)) for k in range(3)]
         except KeyError as exc:
             raise ValueError(f"square model lacks array {exc}") from None
-        if self.mu.shape != (N_INPUT,) or self.layers[0][0].shape[0] != N_INPUT or self.layers[-1][0].shape[1] != 5:
+        if self.mu.shape != (N_DESC,) or self.layers[0][0].shape[0] != N_DESC or self.layers[-1][0].shape[1] != 5:
             raise ValueError("square model does not match this version's inputs (retrain it)")
 
     @classmethod
@@ -134,12 +184,18 @@ class SquareNet:
         try:
             with np.load(path) as data:
                 return cls({k: data[k] for k in data.files})
-        except OSError as exc:
+        except (OSError, ValueError, EOFError) as exc:
+            if "lacks array" in str(exc) or "does not match" in str(exc):
+                raise
             raise ValueError(f"cannot read square model {path}: {exc}") from None
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
-        """(N, 5) class probabilities (order of ``CLASSES``)."""
-        h = (np.asarray(x, dtype=np.float32) - self.mu) / self.sd
+        """(N, 5) class probabilities (order of ``CLASSES``) for rows of :func:`board_inputs`."""
+        return self.forward(describe(x))
+
+    def forward(self, d: np.ndarray) -> np.ndarray:
+        """(N, 5) class probabilities for rows of :func:`describe` (small products: one BLAS thread)."""
+        h = (np.asarray(d, dtype=np.float32) - self.mu) / self.sd
         for k, (w, b) in enumerate(self.layers):
             h = h @ w + b
             if k < len(self.layers) - 1:
@@ -165,11 +221,25 @@ def decide(prob: np.ndarray, king_threshold: float = KING_THRESHOLD) -> tuple[np
     return labels, merged[np.arange(len(p)), colour]
 
 
+def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 0.25) -> np.ndarray:
+    """Network probabilities (N, 5) times those of a learned ``vision.classify.ColourModel`` on ``vec``.
+
+    The colour model was learned from this board's start position, so it knows this board's woods and
+    pieces; the network knows shapes and kings. Its diagonal Gaussians are over-confident (the features
+    are correlated), so their log-likelihoods are scaled by ``temper`` before the product.
+    """
+    z = (vec[:, None, :] - model.mean[None]) / model.std[None]
+    a = -temper * (0.5 * (z ** 2).sum(axis=2) + np.log(model.std).sum(axis=1)[None])
+    a -= a.max(axis=1, keepdims=True)
+    out = prob * np.exp(a)[:, COLOUR_OF]
+    return out / out.sum(axis=1, keepdims=True)
+
+
 @lru_cache(maxsize=1)
 def default_net() -> SquareNet:
     """The committed model (loaded once)."""
     return SquareNet.load(MODEL_PATH)
 
 
-__all__ = ["CLASSES", "COLOUR_OF", "KING_THRESHOLD", "MODEL_PATH", "N_INPUT", "SquareNet", "board_inputs",
-           "decide", "default_net", "dihedral"]
+__all__ = ["CLASSES", "COLOUR_OF", "KING_THRESHOLD", "MODEL_PATH", "N_DESC", "N_INPUT", "SquareNet", "board_inputs",
+           "decide", "default_net", "describe", "dihedral", "with_colour_model"]

@@ -1,0 +1,79 @@
+"""The learned square classifier (vision/squarenet.py) on rendered scenes it was not trained on."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from vision.squarenet import CLASSES, N_INPUT, SquareNet, board_inputs, decide, default_net
+from vision.train_squares import board_samples
+
+
+def _read(image: np.ndarray, corners: dict) -> str:
+    """The network's board on the true corners (lattice = files × ranks, observation order)."""
+    labels, _ = decide(default_net().probabilities(board_samples(image, corners, None)))
+    return "".join(CLASSES[k] for k in labels)
+
+
+@pytest.mark.parametrize("seed", [3, 5, 8])
+def test_reads_unseen_scenes(get_scene, seed):
+    # conftest scenes come from default_rng(seed) with small seeds: not the training family (2609, …)
+    sc = get_scene(seed)
+    got = _read(sc.image, sc.corners)
+    wrong = sum(g.lower() != t.lower() for g, t in zip(got, sc.board, strict=True))
+    assert wrong <= 1, f"{got} vs {sc.board}"
+    start = _read(sc.start_image, sc.corners)
+    assert start == "wwwwwwwwwwww........bbbbbbbbbbbb"
+
+
+def test_kings_on_a_tilted_board():
+    from vision.render import random_scene_params, render_scene
+
+    rng = np.random.default_rng(41)
+    params = random_scene_params(rng, size=(640, 360), tilt_max=45.0, fill=(0.8, 0.95))
+    board = "W.w.B.b." * 4
+    r = render_scene(board, params)
+    got = _read(r.image, r.corners)
+    said = [i for i, g in enumerate(got) if g in "WB"]
+    # a false king is worse than a missed one: every king reported must be a king of that colour
+    assert all(got[i] == board[i] for i in said), f"{got} vs {board}"
+    assert [g.lower() for g in got] == [t.lower() for t in board]
+
+
+def test_inputs_are_relative_to_the_board(get_scene):
+    """A darker exposure of the same frame gives nearly the same inputs (per-board normalisation)."""
+    sc = get_scene(3)
+    a = board_samples(sc.image, sc.corners, None)
+    dim = (sc.image.astype(np.float32) * 0.7).astype(np.uint8)
+    b = board_samples(dim, sc.corners, None)
+    assert a.shape == (32, N_INPUT)
+    raw = np.abs(a - b)[:, :-4].mean()
+    assert raw < 0.15, raw  # patches are in units of the board's light-dark contrast (~1)
+
+
+def test_decide_reports_kings_only_when_sure():
+    p = np.array([[0.0, 0.45, 0.0, 0.55, 0.0],   # likely a light king, not sure enough: a light man
+                  [0.0, 0.002, 0.0, 0.998, 0.0],  # a light king
+                  [0.1, 0.0, 0.3, 0.0, 0.6],     # dark piece; king 0.6 of 0.9: a dark man
+                  [0.9, 0.05, 0.05, 0.0, 0.0]])
+    labels, conf = decide(p)
+    assert "".join(CLASSES[k] for k in labels) == "wWb."
+    assert np.allclose(conf, [1.0, 1.0, 0.9, 0.9])
+    labels, _ = decide(p, king_threshold=0.5)
+    assert "".join(CLASSES[k] for k in labels) == "WWB."
+
+
+def test_bad_model_file(tmp_path):
+    bad = tmp_path / "m.npz"
+    bad.write_bytes(b"not a model")
+    with pytest.raises(ValueError, match="cannot read square model"):
+        SquareNet.load(bad)
+    np.savez(tmp_path / "short.npz", mu=np.zeros(3))
+    with pytest.raises(ValueError, match="lacks array"):
+        SquareNet.load(tmp_path / "short.npz")
+
+
+def test_top_view_size_checked(get_scene):
+    sc = get_scene(3)
+    with pytest.raises(ValueError, match="top view"):
+        board_inputs(sc.image, None, 1)
