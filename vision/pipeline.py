@@ -25,10 +25,11 @@ from vision.classify import ColourModel, bare_dark_colour, cell_vectors, dark_ce
 from vision.geometry import CORNER_NAMES, START_BOARD, image_to_topview
 from vision.localize import BoardFit, NotFound, check_fit, localize, refine, to_gray
 from vision.occlusion import HandWatch, covered_light_cells, hidden_dark_cells
+from vision.squarenet import CLASSES, COLOUR_OF, board_inputs, decide, default_net, with_colour_model
 
 PROFILE_VERSION = 1
 TOPVIEW_SIZE = 256
-CHARS = np.array([".", "w", "b"])
+CHARS = np.array(list(CLASSES))  # . w b W B
 
 
 @dataclass
@@ -63,9 +64,14 @@ class FrameResult:
 class VisionPipeline:
     """Stateful recognizer for one camera: keeps the board fit (tracking), White's side, colour model."""
 
-    def __init__(self, profile: dict | None = None, white_at: str | None = None) -> None:
+    def __init__(self, profile: dict | None = None, white_at: str | None = None, squares: str = "net") -> None:
+        """``squares``: ``"net"`` (the learned square network, kings included, sharpened by a learned colour
+        model when there is one) or ``"colour"`` (the colour models alone, no kings; for comparison)."""
         if white_at is not None and white_at not in orient.SIDES:
             raise ValueError(f"white_at must be one of {', '.join(orient.SIDES)}, not {white_at!r}")
+        if squares not in ("net", "colour"):
+            raise ValueError(f"squares must be 'net' or 'colour', not {squares!r}")
+        self.squares = squares
         self.white_at = white_at
         self.model: ColourModel | None = None
         self._fit: BoardFit | None = None
@@ -146,16 +152,32 @@ class VisionPipeline:
         seen_hand = self._hands.check(frame, fit.h, fit.bright_parity, covered)
         covered = covered | seen_hand.foreign
         vec = cell_vectors(feat, fit.bright_parity, ~covered)
+        # The learned square network (vision/squarenet.py) reads every square, kings included; a colour
+        # model learned from this board's start position, when there is one, sharpens its colours.
+        bare = bare_dark_colour(feat, fit.bright_parity, ~covered)
+        if self.squares == "net":
+            prob = default_net().probabilities(board_inputs(top, feat, fit.bright_parity, ~covered, vec, bare))
         if self.model is None:
-            labels, conf = default_classify(vec, bare_dark_colour(feat, fit.bright_parity, ~covered), fit.contrast)
+            if self.squares == "net":
+                labels = COLOUR_OF[decide(prob)[0]]
+            else:
+                labels, conf = default_classify(vec, bare, fit.contrast)
             # Worth testing for the start position only when about twelve light men are seen.
             if not covered.any() and 10 <= int((labels == 1).sum()) <= 14:
                 self._auto_learn(fit, vec)
         if self.model is not None:
-            labels, conf = self.model.classify(vec)
+            if self.squares == "net":
+                prob = with_colour_model(prob, self.model, vec)
+            else:
+                labels, conf = self.model.classify(vec)
             hidden = hidden_dark_cells(covered, fit.bright_parity, self.model.outliers(vec))
         else:
             hidden = hidden_dark_cells(covered, fit.bright_parity)
+        if self.squares == "net":
+            pieces, conf = decide(prob)  # 0..4: . w b W B
+            labels = COLOUR_OF[pieces]
+        else:
+            pieces = labels
         hidden |= seen_hand.hidden
         strong = covered_light_cells(feat, fit.bright_parity, fit.contrast, strong=True)
         hand = bool(covered.sum() >= 2 or strong.any() or hidden.any() or seen_hand.hand)
@@ -164,7 +186,7 @@ class VisionPipeline:
         k, known = self._decide_rotation(fit, cells, seen, hand)
         ok = orient.a1_is_dark(k, fit.bright_parity)
         order = _observation_order(fit.bright_parity, k, ok)
-        chars = CHARS[labels[order]]
+        chars = CHARS[pieces[order]]
         chars[hidden[order]] = "?"
         if self.model is not None and not hand:
             self.model.update(vec, labels, conf)

@@ -88,8 +88,12 @@ def board_samples(image: np.ndarray, corners: dict, rng: np.random.Generator | N
     return board_inputs(top, features(top), 1)
 
 
-def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_SEED) -> dict[str, np.ndarray]:
-    """Render the training set: inputs, labels (0..4), held-out flag and scene id per square."""
+def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_SEED,
+                   sizes: tuple[tuple[int, int], ...] | None = None) -> dict[str, np.ndarray]:
+    """Render the training set: inputs, labels (0..4), held-out flag and scene id per square.
+
+    ``sizes``: frame sizes drawn uniformly per scene; None draws 1280×720 (60 %) or 640×360.
+    """
     from vision.geometry import SQUARE_NAMES
     from vision.render import HandPose, render_scene
 
@@ -97,7 +101,10 @@ def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_S
     t0 = time.time()
     for s in range(n_scenes):
         rng = np.random.default_rng([seed, s])
-        size = (1280, 720) if rng.random() < 0.6 else (640, 360)
+        if sizes is None:
+            size = (1280, 720) if rng.random() < 0.6 else (640, 360)
+        else:
+            size = sizes[int(rng.integers(len(sizes)))]
         params, is_held = scene_params(rng, size)
         for _ in range(boards_per_scene):
             board = "wwwwwwwwwwww........bbbbbbbbbbbb" if rng.random() < 0.1 else training_board(rng)
@@ -192,27 +199,42 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--scenes", type=int, default=260)
     r.add_argument("--boards", type=int, default=4, help="boards per scene")
     r.add_argument("--out", required=True)
+    r.add_argument("--seed", type=int, default=TRAIN_SEED, help=f"scene generator family (default {TRAIN_SEED})")
+    r.add_argument("--sizes", default=None,
+                   help="frame sizes drawn uniformly per scene, e.g. 480x270,640x360 (default: 60 %% 1280x720, "
+                        "40 %% 640x360)")
     t = sub.add_parser("train", help="train the network on a rendered set")
-    t.add_argument("--data", required=True)
+    t.add_argument("--data", required=True, nargs="+", help="one or more rendered sets")
     t.add_argument("--out", required=True)
     t.add_argument("--epochs", type=int, default=40)
     t.add_argument("--holdout", action="store_true", help="leave out every square of a held-out scene")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
     if args.cmd == "render":
-        data = render_dataset(args.scenes, args.boards)
+        try:
+            sizes = None if args.sizes is None else tuple(
+                tuple(int(v) for v in sz.lower().split("x")) for sz in args.sizes.split(","))
+        except ValueError:
+            print(f"train_squares: --sizes must look like 1280x720,640x360, not {args.sizes!r}", file=sys.stderr)
+            return 2
+        data = render_dataset(args.scenes, args.boards, args.seed, sizes)
         np.savez_compressed(args.out, **data)
         print(f"{len(data['y'])} squares, per class {np.bincount(data['y'], minlength=5).tolist()}, "
               f"{int(data['held'].sum())} from held-out scenes -> {args.out}")
         return 0
+    parts = []
     try:
-        with np.load(args.data) as d:
-            x, y, held, scene = d["x"], d["y"], d["held"], d["scene"]
-    except (OSError, KeyError) as exc:
-        print(f"train_squares: cannot read {args.data}: {exc}", file=sys.stderr)
+        for k, path in enumerate(args.data):
+            with np.load(path) as d:
+                # scene ids kept apart per set (the validation split takes the last tenth of each)
+                sc = d["scene"].astype(np.float64)
+                parts.append((d["x"], d["y"], d["held"], sc / (sc.max() + 1) + k))
+    except (OSError, KeyError, ValueError) as exc:
+        print(f"train_squares: cannot read {path}: {exc}", file=sys.stderr)
         return 2
-    # the last tenth of the scenes is a validation split (whole scenes)
-    val = scene >= np.quantile(scene, 0.9)
+    x, y, held, scene = (np.concatenate(a) for a in zip(*parts, strict=True))
+    # the last tenth of each set's scenes is a validation split (whole scenes)
+    val = (scene % 1.0) >= 0.9
     if args.holdout:
         x, y, val = x[~held], y[~held], val[~held]
     desc = np.concatenate([describe(x[i:i + 20_000]) for i in range(0, len(x), 20_000)])

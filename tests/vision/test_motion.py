@@ -82,15 +82,9 @@ def test_stabilizer_emits_once_per_held_state_and_never_under_a_hand(video):
         assert first <= n <= last, f"frame {n}: a board was passed on while a hand was over it"
 
 
-# Known classification fault (vision/classify.py, not this stage): on seed 11 the emptied square c3
-# lies under the glare spot and reads as a dark man. Strict, so the mark goes once that is fixed.
-GLARE_FAULT = {11: "an empty dark square under the glare spot reads as a dark man (vision/classify.py)"}
-
-
-def test_stabilizer_emits_exactly_the_held_states_in_order(video, request):
+def test_stabilizer_emits_exactly_the_held_states_in_order(video):
+    # seed 11 puts the emptied square c3 under a glare spot (read as a dark man before vision/squarenet.py)
     truth, rows = video
-    if truth["seed"] in GLARE_FAULT:
-        request.applymarker(pytest.mark.xfail(reason=GLARE_FAULT[truth["seed"]], strict=True))
     assert [r["emitted"] for r in rows if r["emitted"] is not None] == STATES
 
 
