@@ -137,6 +137,7 @@ def test_keyboard_alone_reads_the_position_and_uses_every_control(live):
     page.keyboard.press("Escape")
     page.wait_for_selector("#confirm", state="hidden")
     assert page.evaluate("document.activeElement.dataset.action") == "new_game"
+    page.wait_for_timeout(300)  # the dialog's late close event must not turn into an answer
     assert companion.controls == []
 
     # setting up from the camera asks who is to move
@@ -144,11 +145,19 @@ def test_keyboard_alone_reads_the_position_and_uses_every_control(live):
     page.keyboard.press("Enter")
     page.wait_for_selector("#confirm[open]")
     assert page.locator("#confirm button[value=ok]").is_hidden()
-    page.keyboard.press("Tab")  # Cancel -> White to move
-    page.keyboard.press("Tab")  # -> Black to move
+    tab_to(page, "#confirm button[value=black]")
     page.keyboard.press("Enter")
-    page.wait_for_function("document.querySelector('#control-msg').innerText.includes('Set up from camera: done')")
-    assert companion.controls[-1] == ("1", "setup_from_camera", {"turn": "black"})
+    try:
+        page.wait_for_function("document.querySelector('#control-msg').innerText.includes('Set up from camera')",
+                               timeout=10_000)
+    except Exception as exc:
+        state = page.evaluate("""() => ({open: document.querySelector('#confirm').open,
+            rv: document.querySelector('#confirm').returnValue, msg: document.querySelector('#control-msg').innerText,
+            focus: document.activeElement.outerHTML.slice(0, 80)})""")
+        raise AssertionError(f"no answer to the set-up: {state}, controls {companion.controls}, "
+                             f"errors {errors}") from exc
+    assert page.locator("#control-msg").inner_text().endswith("Set up from camera: done.")
+    assert companion.controls == [("1", "setup_from_camera", {"turn": "black"})]  # and nothing else
     assert companion.snapshot("1")["turn"] == "black" and companion.snapshot("1")["moves"] == []
     for m in ("e5xc3", "b2xd4", "g7-f6"):  # moves from the new position, to take one back below
         companion.play("1", m)
@@ -162,12 +171,22 @@ def test_keyboard_alone_reads_the_position_and_uses_every_control(live):
     page.focus("button[data-action=takeback]")
     page.keyboard.press("Space")
     page.wait_for_selector("#confirm[open]")
-    page.keyboard.press("Tab")  # from Cancel to "Yes, do it"
+    tab_to(page, "#confirm button[value=ok]")
     page.keyboard.press("Enter")
     page.wait_for_function("!document.querySelector('#moves tbody').innerText.includes('g7-f6')")
     assert [m["move"] for m in companion.snapshot("1")["moves"]] == ["e5xc3", "b2xd4"]
     assert page.evaluate("document.activeElement.dataset.action") == "takeback"
     assert errors == []
+
+
+def tab_to(page, selector: str, limit: int = 6) -> None:
+    """Press Tab until ``selector`` has the focus (a modal dialog keeps Tab inside itself)."""
+    for _ in range(limit):
+        if page.evaluate(f"document.activeElement === document.querySelector({selector!r})"):
+            return
+        page.keyboard.press("Tab")
+    raise AssertionError(f"{selector} not reached with Tab; focus is on "
+                         + page.evaluate("document.activeElement.outerHTML.slice(0, 80)"))
 
 
 def test_overview_follows_each_board_live(browser):

@@ -168,19 +168,33 @@
   })();
 
   // Asks before an action: resolves to null (cancelled), 'ok', or the chosen side to move ('white' or
-  // 'black') when the button asks for one (data-choose-turn).
+  // 'black') when the button asks for one (data-choose-turn). One question at a time: Escape answers at
+  // once through the 'cancel' event; the 'close' event comes later and may arrive after the next question
+  // has opened the dialog again, so a close while the dialog is open is not an answer.
+  const ANSWERS = ['ok', 'white', 'black'];
+  let pendingAnswer = null;
+  function answer(value) {
+    const resolve = pendingAnswer;
+    pendingAnswer = null;
+    if (resolve) resolve(value);
+  }
+  $('confirm').addEventListener('cancel', () => answer(null));
+  $('confirm').addEventListener('close', () => {
+    const dlg = $('confirm');
+    if (!dlg.open) answer(ANSWERS.includes(dlg.returnValue) ? dlg.returnValue : null);
+  });
+
   function confirmFirst(button) {
     const dlg = $('confirm');
     const text = button.dataset.confirm;
     if (!text || typeof dlg.showModal !== 'function') return Promise.resolve('ok');
+    answer(null);  // a question still open is dropped
     const chooseTurn = 'chooseTurn' in button.dataset;
     $('confirm-text').textContent = text;
     for (const b of dlg.querySelectorAll('.turn-choice')) b.hidden = !chooseTurn;
     dlg.querySelector('button[value=ok]').hidden = chooseTurn;
     return new Promise((resolve) => {
-      // Escape closes with an empty or stale value: only the three answers count
-      const answers = ['ok', 'white', 'black'];
-      dlg.addEventListener('close', () => resolve(answers.includes(dlg.returnValue) ? dlg.returnValue : null), { once: true });
+      pendingAnswer = resolve;
       dlg.returnValue = 'cancel';
       dlg.showModal();
     });
