@@ -72,13 +72,15 @@ class Score:
                 f"  {ms}")
 
 
-def run(n: int, seed: int, size: tuple[int, int], holdout_scenes: bool) -> dict[str, Score]:
-    """Every scene read by four pipelines: colour models or network, calibrated or not."""
+def run(n: int, seed: int, size: tuple[int, int], holdout_scenes: bool, only: str | None = None) -> dict[str, Score]:
+    """Every scene read by four pipelines: colour models or network, calibrated or not (or ``only`` one)."""
     from vision.render import HandPose, random_scene_params, render_scene
     from vision.train_squares import scene_params
 
     rng = np.random.default_rng(seed)
     scores = {f"{c}, {k}": Score() for c in ("calibrated", "uncalibrated") for k in ("colour", "net")}
+    if only is not None:
+        scores = {only: scores[only]}
     t0 = time.time()
     for i in range(n):
         if holdout_scenes:

@@ -221,12 +221,13 @@ def decide(prob: np.ndarray, king_threshold: float = KING_THRESHOLD) -> tuple[np
     return labels, merged[np.arange(len(p)), colour]
 
 
-def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 0.25) -> np.ndarray:
+def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 1.0) -> np.ndarray:
     """Network probabilities (N, 5) times those of a learned ``vision.classify.ColourModel`` on ``vec``.
 
     The colour model was learned from this board's start position, so it knows this board's woods and
-    pieces; the network knows shapes and kings. Its diagonal Gaussians are over-confident (the features
-    are correlated), so their log-likelihoods are scaled by ``temper`` before the product.
+    pieces; the network knows shapes and kings, and only boards like those it was trained on. The plain
+    product (``temper`` 1) leans on the board's own model: on boards whose woods and pieces the network
+    never saw it keeps the colour model's accuracy (docs/vision.md); ``temper`` < 1 would flatten it.
     """
     z = (vec[:, None, :] - model.mean[None]) / model.std[None]
     a = -temper * (0.5 * (z ** 2).sum(axis=2) + np.log(model.std).sum(axis=1)[None])
