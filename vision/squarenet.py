@@ -29,7 +29,7 @@ import cv2
 import numpy as np
 
 from vision.cells import CELL, CellFeatures
-from vision.classify import bare_dark_colour, cell_vectors, dark_cells, light_reference
+from vision.classify import bare_dark_colour, cell_vectors, dark_cells
 
 CLASSES = ".wbWB"  # class index -> observation character
 MARGIN = 5  # top-view px added around a square (a quarter square at CELL = 20)
@@ -49,16 +49,17 @@ def _dark_index(bright_parity: int) -> tuple[np.ndarray, np.ndarray]:
     return cells[:, 1].copy(), cells[:, 0].copy()
 
 
+# OpenCV's 8-bit Lab stores L·255/100, a + 128, b + 128: one affine map back to float Lab
+_LAB8_TO_LAB = np.array([[100.0 / 255.0, 0, 0, 0], [0, 1, 0, -128.0], [0, 0, 1, -128.0]], dtype=np.float32)
+
+
 def _lab(top_bgr: np.ndarray) -> np.ndarray:
     """Float Lab (L 0–100, a and b signed) of a top view via OpenCV's fast 8-bit conversion.
 
     The 8-bit tables are several times faster than the float conversion; their steps (0.4 of L, 1 of
     a/b) are far below the differences the network looks at.
     """
-    lab = cv2.cvtColor(top_bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
-    lab[..., 0] *= np.float32(100.0 / 255.0)
-    lab[..., 1:] -= np.float32(128.0)
-    return lab
+    return cv2.transform(cv2.cvtColor(top_bgr, cv2.COLOR_BGR2Lab).astype(np.float32), _LAB8_TO_LAB)
 
 
 def _cell_patches(img: np.ndarray, step: int, side: int) -> np.ndarray:
@@ -82,11 +83,12 @@ def board_inputs(top_bgr: np.ndarray, feat: CellFeatures, bright_parity: int,
     lab = cv2.copyMakeBorder(_lab(top_bgr), MARGIN, MARGIN, MARGIN, MARGIN, cv2.BORDER_REPLICATE)
     half = cv2.resize(lab, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)  # 2×2 means, cell-aligned
     jj, ii = _dark_index(bright_parity)
-    ref = light_reference(feat, bright_parity, light_ok).astype(np.float32)  # (32, 3) empty light square here
     if bare is None:
         bare = bare_dark_colour(feat, bright_parity, light_ok)  # (3,) empty dark square minus light
     if vec is None:
         vec = cell_vectors(feat, bright_parity, light_ok)
+    # the empty light square's colour at each dark cell: cell_vectors starts with centre − that reference
+    ref = (feat.centre[jj, ii] - vec[:, :3]).astype(np.float32)
     scale = max(-float(bare[0]), 8.0)  # the board's light-minus-dark lightness contrast
     inv = np.float32(1.0 / scale)
     lum = (_cell_patches(lab[..., 0], CELL, SIDE)[jj, ii] - ref[:, 0, None, None]) * inv
