@@ -1,20 +1,24 @@
 """Train the square classifier (``vision/squarenet.py``) on rendered scenes; offline, CPU only, seeded.
 
-    .venv/bin/python -m vision.train_squares render --scenes 260 --out /tmp/squares.npz
-    .venv/bin/python -m vision.train_squares train --data /tmp/squares.npz --out vision/models/squarenet.npz
-    .venv/bin/python -m vision.train_squares train --data /tmp/squares.npz --holdout \
-        --out /tmp/squarenet_holdout.npz      # the transfer test: no held-out wood/piece/light in training
+    .venv/bin/python -m vision.train_squares render --scenes 900 --boards 4 --out /tmp/squares2.npz
+    .venv/bin/python -m vision.train_squares render --scenes 400 --boards 4 --seed 2610 \
+        --sizes 480x270,640x360,960x540 --out /tmp/squares3.npz
+    .venv/bin/python -m vision.train_squares train --data /tmp/squares2.npz /tmp/squares3.npz \
+        --out vision/models/squarenet.npz          # the committed weights
+    .venv/bin/python -m vision.train_squares train --data /tmp/squares2.npz /tmp/squares3.npz --holdout \
+        --out /tmp/squarenet_holdout.npz           # the transfer test: no held-out wood/piece/light
 
-Scenes come from ``vision.render.random_scene_params`` driven by ``np.random.default_rng([TRAIN_SEED,
-scene])`` — a generator family disjoint from the benchmark's (``vision.bench`` draws its scenes from
-``default_rng(1)`` and its noise seeds 0…n and 10 000…). Each scene is rendered with several boards
+Scenes come from ``vision.render.random_scene_params`` driven by ``np.random.default_rng([seed, scene])``
+(seed ``TRAIN_SEED`` = 2609, and 2610 for the small frames) — a generator family disjoint from the
+benchmark's (``vision.bench`` draws its scenes from ``default_rng(1)`` and its noise seeds 0…n and
+10 000…). Each scene is rendered with several boards
 (more kings than in a game, some hands); the square labels come from the board string rendered. The top
 view is warped from the renderer's true corners, jittered by a few hundredths of a square as the
 localizer's fit would be, exactly as the pipeline warps it (``vision.cells.warp_lattice``).
 
 Which wood tones, piece colours and light each scene got is stored per square, so a second model can be
 trained without some of them (``--holdout``) and evaluated on scenes made only of them
-(``vision/eval_squarenet.py --holdout``).
+(``vision/eval_squarenet.py --holdout-scenes --model …``).
 """
 
 from __future__ import annotations
