@@ -102,20 +102,6 @@ def board_inputs(top_bgr: np.ndarray, feat: CellFeatures, bright_parity: int,
     return out
 
 
-def dihedral(x: np.ndarray, k: int) -> np.ndarray:
-    """Inputs with both patches turned by k·90° (k ≥ 4: mirrored too): the square's class is the same.
-
-    Used to augment training; the scalar features do not depend on the board's turn.
-    """
-    n = len(x)
-    lum = x[:, :SIDE * SIDE].reshape(n, SIDE, SIDE)
-    ab = x[:, SIDE * SIDE:-N_SCALARS].reshape(n, PATCH, PATCH, 2)
-    lum, ab = np.rot90(lum, k % 4, axes=(1, 2)), np.rot90(ab, k % 4, axes=(1, 2))
-    if k >= 4:
-        lum, ab = lum[:, :, ::-1], ab[:, :, ::-1]
-    return np.concatenate([lum.reshape(n, -1), ab.reshape(n, -1), x[:, -N_SCALARS:]], axis=1)
-
-
 N_RINGS = 11  # rings of RING_PX around the patch centre (the last takes everything farther out)
 RING_PX = 1.5
 N_DESC = 4 * N_RINGS + 2 * N_RINGS + N_SCALARS
@@ -245,4 +231,4 @@ def default_net() -> SquareNet:
 
 
 __all__ = ["CLASSES", "COLOUR_OF", "KING_THRESHOLD", "MODEL_PATH", "N_DESC", "N_INPUT", "SquareNet", "board_inputs",
-           "decide", "default_net", "describe", "dihedral", "with_colour_model"]
+           "decide", "default_net", "describe", "with_colour_model"]

@@ -32,7 +32,7 @@ import cv2
 import numpy as np
 
 from vision.cells import features, warp_lattice
-from vision.squarenet import CLASSES, board_inputs, describe, dihedral
+from vision.squarenet import CLASSES, board_inputs, describe
 
 TRAIN_SEED = 2609  # the generator family of the training scenes (never the benchmark's seed 1)
 HOLDOUT = {"dark_wood": 3, "light_piece": 3, "dark_piece": 2}  # indices into the renderer's palettes
@@ -129,12 +129,9 @@ def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_S
 
 
 def train(x: np.ndarray, y: np.ndarray, hidden: tuple[int, int] = (64, 32), epochs: int = 40, seed: int = 0,
-          batch: int = 256, lr: float = 2e-3, decay: float = 1e-4, augment: bool = True) -> dict[str, np.ndarray]:
-    """Softmax MLP trained with Adam (cosine schedule, class weights); returns the weights for SquareNet.
-
-    ``augment`` turns and mirrors raw patch inputs at random (for a network on :func:`board_inputs`
-    rows; the committed one reads the turn-invariant :func:`describe` rows and needs none).
-    """
+          batch: int = 256, lr: float = 2e-3, decay: float = 1e-4) -> dict[str, np.ndarray]:
+    """Softmax MLP on :func:`describe` rows (turn-invariant, so no augmentation), Adam with a cosine
+    schedule and class weights; returns the weights for SquareNet."""
     rng = np.random.default_rng(seed)
     mu = x.mean(axis=0)
     sd = x.std(axis=0) + 1e-3
@@ -156,8 +153,7 @@ def train(x: np.ndarray, y: np.ndarray, hidden: tuple[int, int] = (64, 32), epoc
         rate = lr * 0.5 * (1 + np.cos(np.pi * ep / epochs))  # cosine schedule
         for start in range(0, n, batch):
             idx = order[start:start + batch]
-            xb = dihedral(x[idx], int(rng.integers(8))) if augment else x[idx]
-            xb = ((xb - mu) / sd).astype(np.float32)
+            xb = ((x[idx] - mu) / sd).astype(np.float32)
             yb = y[idx]
             acts = [xb]
             h = xb
@@ -242,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.holdout:
         x, y, val = x[~held], y[~held], val[~held]
     desc = np.concatenate([describe(x[i:i + 20_000]) for i in range(0, len(x), 20_000)])
-    weights = train(desc[~val], y[~val], epochs=args.epochs, augment=False)
+    weights = train(desc[~val], y[~val], epochs=args.epochs)
     from vision.squarenet import SquareNet, decide
 
     net = SquareNet(weights)
