@@ -10,9 +10,10 @@ light-minus-dark lightness contrast. Wood tone, light colour and exposure are th
 network sees only how the square departs from its own board. Twelve numbers complete the input: the
 pipeline's eight cell features (``vision.classify.cell_vectors``) in the same units, and four
 board-level ones (the bare dark square's colour relative to the light squares, the contrast), which
-tell it what "empty" looks like here.
+tell it what "empty" looks like here. :func:`describe` turns each patch into turn-invariant ring
+profiles (a round piece is a radial profile), 78 numbers in all.
 
-The model is a small multilayer perceptron in plain numpy (two ReLU layers, softmax), trained offline by
+The model is a small multilayer perceptron in plain numpy (78 → 64 → 32 → 5, softmax), trained offline by
 ``vision/train_squares.py`` on rendered scenes; its weights are ``vision/models/squarenet.npz``. A forward
 pass for 32 squares is a few small matrix products (well under a millisecond).
 
