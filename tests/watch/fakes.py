@@ -191,3 +191,16 @@ class ListSource:
 
     def close(self):
         pass
+
+
+class FakeClock:
+    """Time that passes only when a source sleeps: reconnection back-off tested without waiting."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, s: float) -> None:
+        self.now += s

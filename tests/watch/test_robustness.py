@@ -5,7 +5,7 @@ import json
 import os
 
 import numpy as np
-from fakes import FakeVision, frames_for, referee_factory, write_video
+from fakes import FakeClock, FakeVision, frames_for, referee_factory, write_video
 
 from board_io.sources import LiveSource
 from dama.demo.script import demo_script
@@ -57,17 +57,6 @@ def test_truncated_video_keeps_the_moves_before_the_cut(tmp_path):
     assert 0 < len(recorded) < 8 and recorded == script.moves[: len(recorded)]
 
 
-class Clock:
-    def __init__(self):
-        self.now = 0.0
-
-    def __call__(self):
-        return self.now
-
-    def sleep(self, s):
-        self.now += s
-
-
 class ScriptedCamera:
     """Shows the boards of ``frames`` by (fake) time, 10 frames a second, with no picture at all
     between ``down[0]`` and ``down[1]`` seconds."""
@@ -95,7 +84,7 @@ def test_camera_that_drops_out_for_10s_and_returns(tmp_path):
     script = demo_script()
     clean = [s.board for s in script.steps if s.kind in ("start", "move")][:11]
     frames = list(frames_for(clean, fps=10, hold=10.0))  # a move every 10.5 s
-    clock = Clock()
+    clock = FakeClock()
     down = (36.05, 46.05)  # ten seconds without picture, during which the 4th move is made
 
     def source_factory(spec, fast=False, on_status=None):

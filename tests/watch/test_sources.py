@@ -3,7 +3,7 @@ import os
 
 import numpy as np
 import pytest
-from fakes import write_video
+from fakes import FakeClock, write_video
 
 from board_io.sources import (
     ImageFolderSource,
@@ -93,17 +93,6 @@ def test_image_folder_in_name_order_skips_unreadable(tmp_path):
     assert [int(f.image[0, 0, 0]) for f in frames] == [10, 100, 200]
     assert [f.t for f in frames] == [0.0, 0.5, 1.0]
     assert any(state == "skipped" for state, _ in seen)
-
-
-class FakeClock:
-    def __init__(self):
-        self.now = 0.0
-
-    def __call__(self):
-        return self.now
-
-    def sleep(self, s):
-        self.now += s
 
 
 class FlakyCamera:
