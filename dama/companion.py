@@ -329,28 +329,11 @@ class BoardSession:
     # -- what the dashboard reads --------------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:
         with self.lock:
-            position = self.referee.position
-            rec = self.record
-            last = rec.last_move
-            last_move = None
-            if last is not None:
-                last_move = last.as_dict()
-                last_move["path"] = list(last.event.get("path", []))
-                last_move["captured"] = list(last.event.get("captured", []))
             return {
                 "board": self.board,
-                "fen": position.fen(),
-                "board_string": position.board_string(),
-                "turn": "white" if position.turn == Color.WHITE else "black",
-                "start_fen": rec.start_fen,
-                "moves": [m.as_dict() for m in rec.moves],
-                "alerts": [dict(a) for a in rec.alerts],
+                **self.record.summary(self.referee.position),
                 "status": dict(self.status),
-                "pending": dict(rec.pending) if rec.pending else None,
-                "result": rec.result,
-                "result_reason": rec.result_reason,
                 "flipped": self.flipped,
-                "last_move": last_move,
                 "fps": round(self.fps, 1),
                 "t": round(self.t, 3),
                 "frames": self.frames,

@@ -135,6 +135,26 @@ class GameRecord:
     def last_move(self) -> RecordedMove | None:
         return self.moves[-1] if self.moves else None
 
+    def summary(self, position: Position) -> dict[str, Any]:
+        """The game part of a dashboard snapshot, with ``position`` as the referee (or the feed) has it."""
+        last = self.last_move
+        last_move = None
+        if last is not None:
+            last_move = {**last.as_dict(), "path": list(last.event.get("path", [])),
+                         "captured": list(last.event.get("captured", []))}
+        return {
+            "fen": position.fen(),
+            "board_string": position.board_string(),
+            "turn": position.turn.value,
+            "start_fen": self.start_fen,
+            "moves": [m.as_dict() for m in self.moves],
+            "alerts": [dict(a) for a in self.alerts],
+            "pending": dict(self.pending) if self.pending else None,
+            "result": self.result,
+            "result_reason": self.result_reason,
+            "last_move": last_move,
+        }
+
     def move_list(self) -> list[str]:
         return [m.move for m in self.moves]
 

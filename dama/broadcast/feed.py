@@ -7,10 +7,12 @@ per request: 200 pollers cost 200 dictionary look-ups.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from email.utils import formatdate
 from typing import Any
@@ -120,6 +122,12 @@ class BroadcastFeed:
     def boards(self) -> list[str]:
         with self._lock:
             return list(self._boards)
+
+    @contextlib.contextmanager
+    def reading(self, board: str) -> Iterator[BoardFeed | None]:
+        """A board's feed (its record and tags) held still while the caller reads it; None if unknown."""
+        with self._lock:
+            yield self._boards.get(board)
 
     def wait_for_change(self, version: int, timeout: float) -> int:
         """Block until the feed's version differs from ``version`` (or timeout); returns the version."""

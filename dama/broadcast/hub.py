@@ -37,30 +37,21 @@ class HubCompanion:
         return self.feed.boards()
 
     def snapshot(self, board: str) -> dict[str, Any]:
-        with self.feed._lock:
-            feed = self.feed._boards.get(board)
+        with self.feed.reading(board) as feed:
             if feed is None:
                 raise ValueError(f"unknown board {board!r}")
             rec = feed.record
-            position = Position.from_fen(rec.fen)
+            game = rec.summary(Position.from_fen(rec.fen))
+            tags = dict(feed.tags)
             last = rec.last_move
-            last_move = None
-            if last is not None:
-                last_move = {**last.as_dict(), "path": list(last.event.get("path", [])),
-                             "captured": list(last.event.get("captured", []))}
-            with self._lock:
-                status = dict(self._status.get(board) or {"board_found": None, "orientation_ok": None,
-                                                           "hand": False, "state": "waiting"})
-            return {
-                "board": board, "fen": rec.fen, "board_string": position.board_string(),
-                "turn": position.turn.value, "start_fen": rec.start_fen,
-                "moves": [m.as_dict() for m in rec.moves], "alerts": [dict(a) for a in rec.alerts],
-                "status": status, "pending": dict(rec.pending) if rec.pending else None,
-                "result": rec.result, "result_reason": rec.result_reason, "flipped": False,
-                "last_move": last_move, "fps": 0.0, "t": last.t if last and last.t else 0.0, "frames": 0,
-                "observation": None, "source": {"name": "mqtt", "message": ""}, "tags": dict(feed.tags),
-                "read_only": True,
-            }
+        with self._lock:
+            status = dict(self._status.get(board) or {"board_found": None, "orientation_ok": None,
+                                                       "hand": False, "state": "waiting"})
+        return {
+            "board": board, **game, "status": status, "flipped": False, "fps": 0.0,
+            "t": last.t if last and last.t else 0.0, "frames": 0, "observation": None,
+            "source": {"name": "mqtt", "message": ""}, "tags": tags, "read_only": True,
+        }
 
     def frame_jpeg(self, board: str, overlay: bool = True) -> bytes | None:
         return None  # cameras stay on the board computers; the hub carries moves, not video

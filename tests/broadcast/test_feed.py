@@ -30,8 +30,8 @@ def test_board_feed_is_the_boards_own_pdn():
         record = GameRecord()
         for e in events:
             record.apply(e)
-        with feed._lock:
-            tags = feed._boards[b].tags
+        with feed.reading(b) as board_feed:
+            tags = board_feed.tags
         assert feed.board_pdn(b).body == record.pdn(tags)
     assert '[White "Novák"]' in feed.board_pdn("b1").body and '[Round "2"]' in feed.board_pdn("b2").body
     assert '[Board "2"]' in feed.board_pdn("b2").body

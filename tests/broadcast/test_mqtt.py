@@ -33,8 +33,8 @@ def wait_until(cond, timeout=20.0):
 
 
 def _moves(feed, board):
-    with feed._lock:
-        return feed._boards[board].record.move_list() if board in feed._boards else None
+    with feed.reading(board) as board_feed:
+        return board_feed.record.move_list() if board_feed is not None else None
 
 
 def test_url_parsing_and_errors():
@@ -75,8 +75,8 @@ def test_two_boards_broker_restart_loses_no_move(broker):
                           timeout=30)
         for b, events in games.items():
             record = own_pdn(events, None)
-            with feed._lock:
-                tags = feed._boards[b].tags
+            with feed.reading(b) as board_feed:
+                tags = board_feed.tags
             assert tags["White"] == TAGS[b]["White"]
             assert feed.board_pdn(b).body == record.pdn(tags)  # byte for byte the board's own PDN
     finally:
