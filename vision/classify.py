@@ -70,9 +70,14 @@ def light_reference(feat: CellFeatures, bright_parity: int, light_ok: np.ndarray
     return ref
 
 
-def cell_vectors(feat: CellFeatures, bright_parity: int, light_ok: np.ndarray | None = None) -> np.ndarray:
-    """(32, N_FEAT) dark-cell features: centre − light ref (3), centre − own corners (3), texture, rim edges."""
-    ref = light_reference(feat, bright_parity, light_ok)
+def cell_vectors(feat: CellFeatures, bright_parity: int, light_ok: np.ndarray | None = None,
+                 ref: np.ndarray | None = None) -> np.ndarray:
+    """(32, N_FEAT) dark-cell features: centre − light ref (3), centre − own corners (3), texture, rim edges.
+
+    ``ref`` is :func:`light_reference` with the same ``light_ok``, when the caller has it already.
+    """
+    if ref is None:
+        ref = light_reference(feat, bright_parity, light_ok)
     cells = dark_cells(bright_parity)
     jj, ii = cells[:, 1], cells[:, 0]
     c = feat.centre[jj, ii]
@@ -95,14 +100,16 @@ def _two_means(x: np.ndarray) -> tuple[float, float, float]:
     return float((xs[best] + xs[best + 1]) / 2), float(lo[best]), float(hi[best])
 
 
-def bare_dark_colour(feat: CellFeatures, bright_parity: int, light_ok: np.ndarray | None = None) -> np.ndarray:
+def bare_dark_colour(feat: CellFeatures, bright_parity: int, light_ok: np.ndarray | None = None,
+                     ref: np.ndarray | None = None) -> np.ndarray:
     """Colour of an empty dark square relative to its light neighbours: the mode of all corner patches.
 
     Round pieces leave a square's corners bare in top view; at a steep angle a piece leans over its far
     corners, but most of the 128 corner patches of the dark squares still show bare wood, so the densest
-    colour among them is the empty dark square.
+    colour among them is the empty dark square. ``ref`` as for :func:`cell_vectors`.
     """
-    ref = light_reference(feat, bright_parity, light_ok)
+    if ref is None:
+        ref = light_reference(feat, bright_parity, light_ok)
     cells = dark_cells(bright_parity)
     jj, ii = cells[:, 1], cells[:, 0]
     pts = (feat.corners4[jj, ii] - ref[:, None, :]).reshape(-1, 3)

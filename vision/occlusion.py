@@ -40,8 +40,14 @@ def covered_light_cells(feat: CellFeatures, bright_parity: int, board_contrast: 
     """(8, 8) bool: light cells that do not look like an empty light square.
 
     ``strong``: only those departing by far more than any lighting or leaning piece could (one such
-    square is already a hand).
+    square is already a hand). :func:`light_cover` gives both at once.
     """
+    covered, far = light_cover(feat, bright_parity, board_contrast)
+    return far if strong else covered
+
+
+def light_cover(feat: CellFeatures, bright_parity: int, board_contrast: float) -> tuple[np.ndarray, np.ndarray]:
+    """((8, 8), (8, 8)) bool: the light cells :func:`covered_light_cells` flags, plain and ``strong``."""
     cells = light_cells(bright_parity)
     jj, ii = cells[:, 1], cells[:, 0]
     lab = feat.inner[jj, ii]
@@ -57,15 +63,15 @@ def covered_light_cells(feat: CellFeatures, bright_parity: int, board_contrast: 
     # little, so the tolerance follows the squares' own robust spread.
     mad = float(np.median(np.abs(dist - np.median(dist))))
     tol = max(10.0, float(np.median(dist)) + 5.0 * 1.4826 * mad, 0.06 * board_contrast)
-    if strong:
-        bad = dist > 2.5 * tol
-    else:
-        # moderate departures that a neighbouring man leaning over explains are not a hand
-        bad = (dist > tol) | (feat.spread[jj, ii] > 0.6)
-        bad &= ~(_leaning_piece(feat, jj, ii, lab, ref) & (dist < 2.5 * tol))
-    out = np.zeros((8, 8), dtype=bool)
-    out[jj[bad], ii[bad]] = True
-    return out
+    far = dist > 2.5 * tol
+    # moderate departures that a neighbouring man leaning over explains are not a hand
+    bad = (dist > tol) | (feat.spread[jj, ii] > 0.6)
+    bad &= ~(_leaning_piece(feat, jj, ii, lab, ref) & ~far)
+    covered = np.zeros((8, 8), dtype=bool)
+    covered[jj[bad], ii[bad]] = True
+    strong = np.zeros((8, 8), dtype=bool)
+    strong[jj[far], ii[far]] = True
+    return covered, strong
 
 
 def _leaning_piece(feat: CellFeatures, jj: np.ndarray, ii: np.ndarray, lab: np.ndarray, ref: np.ndarray,

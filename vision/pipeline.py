@@ -21,10 +21,10 @@ import numpy as np
 
 from vision import orientation as orient
 from vision.cells import features, warp_lattice
-from vision.classify import ColourModel, bare_dark_colour, cell_vectors, dark_cells, default_classify
+from vision.classify import ColourModel, bare_dark_colour, cell_vectors, dark_cells, default_classify, light_reference
 from vision.geometry import CORNER_NAMES, START_BOARD, image_to_topview
 from vision.localize import BoardFit, NotFound, check_fit, localize, refine, to_gray
-from vision.occlusion import HandWatch, covered_light_cells, hidden_dark_cells
+from vision.occlusion import HandWatch, hidden_dark_cells, light_cover
 from vision.squarenet import CLASSES, COLOUR_OF, board_inputs, decide, default_net, with_colour_model
 
 PROFILE_VERSION = 1
@@ -147,14 +147,15 @@ class VisionPipeline:
 
     def _read(self, frame: np.ndarray, fit: BoardFit) -> FrameResult:
         top = warp_lattice(frame, fit.h)
-        feat = features(top)
-        covered = covered_light_cells(feat, fit.bright_parity, fit.contrast)
+        feat = features(top, fit.bright_parity)
+        covered, strong = light_cover(feat, fit.bright_parity, fit.contrast)
         seen_hand = self._hands.check(frame, fit.h, fit.bright_parity, covered)
         covered = covered | seen_hand.foreign
-        vec = cell_vectors(feat, fit.bright_parity, ~covered)
+        ref = light_reference(feat, fit.bright_parity, ~covered)
+        vec = cell_vectors(feat, fit.bright_parity, ~covered, ref)
         # The learned square network (vision/squarenet.py) reads every square, kings included; a colour
         # model learned from this board's start position, when there is one, sharpens its colours.
-        bare = bare_dark_colour(feat, fit.bright_parity, ~covered)
+        bare = bare_dark_colour(feat, fit.bright_parity, ~covered, ref)
         if self.squares == "net":
             prob = default_net().probabilities(board_inputs(top, feat, fit.bright_parity, ~covered, vec, bare))
         if self.model is None:
@@ -179,7 +180,6 @@ class VisionPipeline:
         else:
             pieces = labels
         hidden |= seen_hand.hidden
-        strong = covered_light_cells(feat, fit.bright_parity, fit.contrast, strong=True)
         hand = bool(covered.sum() >= 2 or strong.any() or hidden.any() or seen_hand.hand)
         cells = dark_cells(fit.bright_parity)
         seen = np.where(hidden, 0, labels)  # pieces under a hand do not vote for White's side
@@ -286,7 +286,7 @@ class VisionPipeline:
         # A hand flag is not fatal here: at a steep angle the rows of men lean over the light squares
         # behind them. The caller is asked for a clear start position; the classes' tightness decides.
         fit = self._fit
-        vec = cell_vectors(features(warp_lattice(frame, fit.h)), fit.bright_parity)
+        vec = cell_vectors(features(warp_lattice(frame, fit.h), fit.bright_parity), fit.bright_parity)
         costs = self._start_costs(fit, vec)
         k = orient.from_image_side(fit.h, self.white_at) if self.white_at is not None else int(np.argmin(costs))
         self._remember(fit, k)

@@ -89,7 +89,7 @@ def board_samples(image: np.ndarray, corners: dict, rng: np.random.Generator | N
     top = warp_lattice(image, h)
     # lattice (u, v) = (file, rank): a1 is dark, so the bright cells have odd parity and the dark cells
     # in lattice order are exactly the observation order a1 c1 … h8
-    return board_inputs(top, features(top), 1)
+    return board_inputs(top, features(top, 1), 1)
 
 
 def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_SEED,
