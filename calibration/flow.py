@@ -24,6 +24,7 @@ from calibration.board import (
     start_score,
     top_view,
 )
+from calibration.board_fit import refine_corners
 from calibration.colours import (
     ColourModel,
     LightingReport,
@@ -286,6 +287,12 @@ class CalibrationFlow:
             return FlowResult(profile, checklist, intrinsics=lens, frames=self.frames)
         board_frames, points = found
         frame = np.median(np.stack(board_frames), axis=0).astype(np.uint8)  # steadier than one frame
+        if self.opt.corners is None:
+            # the localizer's corners are extrapolated from its inner corners; every grid edge of the
+            # still view, ranks 1-8, measures them better (calibration.board_fit)
+            edge_fit = refine_corners(frame, points)
+            if edge_fit is not None:
+                points = edge_fit.points
         orientation = orient_from_start(frame, points)
         corners = orientation.corners if self.opt.white_side is None else label_corners(points, self.opt.white_side)
         source = "manual" if self.opt.corners is not None else "auto"
