@@ -78,6 +78,8 @@ class VisionPipeline:
         self._rotation: int | None = None  # decided rotation, kept while tracking
         self._a1_xy: tuple[float, float] | None = None  # where a1 was last decided (image px)
         self._hands = HandWatch()  # frame differencing against the last settled board (moving video)
+        self._fixed_h: np.ndarray | None = None  # lattice -> image from corners the user set (profile)
+        self._fixed: BoardFit | None = None  # that fit, measured on the first frame (parity, contrast)
         if profile:
             self._load_profile(profile)
         # OpenCV builds its Lab tables on the first float conversion (~0.3 s): pay that here, not on
@@ -98,6 +100,16 @@ class VisionPipeline:
         corners = profile.get("corners")
         if corners and "a1" in corners:
             self._a1_xy = (float(corners["a1"][0]), float(corners["a1"][1]))
+        if profile.get("fixed_corners"):
+            # Corners set or confirmed by the user: they are the board fit (lattice a1 (0,0), h1 (0,8),
+            # h8 (8,8), a8 (8,0), i.e. rotation 0), not a hint; White's side follows from them.
+            try:
+                pts = np.array([[float(v) for v in corners[n]] for n in CORNER_NAMES], dtype=np.float64)
+            except (KeyError, TypeError, ValueError, IndexError):
+                raise ValueError("profile fixed_corners needs corners a1, h1, h8 and a8 as [x, y]") from None
+            lattice = orient.rotation_corners(0)
+            self._fixed_h = cv2.getPerspectiveTransform(lattice.astype(np.float32), pts.astype(np.float32))
+            self.white_at = self.white_at or _side_of({n: tuple(p) for n, p in zip(CORNER_NAMES, pts, strict=True)})
 
     def profile(self) -> dict:
         """Plain data for calibration to save: colour model, caller's White side, last corners (a1 first)."""
@@ -110,6 +122,7 @@ class VisionPipeline:
             "colour_model": self.model.to_json() if self.model is not None else None,
             "white_at": self.white_at,
             "corners": corners,
+            "fixed_corners": self._fixed_h is not None,
         }
 
     # -- per frame --------------------------------------------------------------------------------
@@ -119,6 +132,28 @@ class VisionPipeline:
         self._hands.reset()
 
     def _locate(self, frame: np.ndarray) -> tuple[BoardFit, bool]:
+        if self._fixed_h is not None:
+            # Fixed corners: never another grid than the user's. Each frame checks the board is still
+            # under them; when the X-corners do not confirm it (a hand over it, or a bump), a full
+            # localization tells the two apart: a board on the same grid lines (any window of them) is a
+            # covered board, a board elsewhere has moved.
+            if self._fixed is None:
+                first = refine(to_gray(frame), BoardFit(h=self._fixed_h, bright_parity=1, inliers=0, contrast=0.0))
+                fixed = BoardFit(h=self._fixed_h, bright_parity=1 if first.contrast >= 0 else 0,
+                                 inliers=first.inliers, contrast=abs(first.contrast))
+                if fixed.contrast < 20.0 or fixed.inliers < 6:
+                    raise NotFound("no board under the saved corners: the board or camera moved, or the "
+                                   "corners are wrong; set them again (dama calibrate or the calibration page)")
+                self._fixed = fixed
+            self._fit, self._rotation = self._fixed, 0
+            if check_fit(frame, self._fixed):
+                return self._fixed, True
+            found = orient._img(np.linalg.inv(self._fixed_h), orient._img(localize(to_gray(frame)).h,
+                                                                            orient.LATTICE_CORNERS))
+            if np.abs(found - np.round(found)).max() > 0.25:
+                raise NotFound("the board or camera moved: the saved corners no longer fit; set them again "
+                               "(dama calibrate or the calibration page)")
+            return self._fixed, True
         if self._fit is not None and check_fit(frame, self._fit):
             return self._fit, True
         fit = localize(to_gray(frame))
