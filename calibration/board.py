@@ -197,10 +197,14 @@ def orient_from_start(frame: np.ndarray, points: np.ndarray) -> OrientationRepor
 
 
 def board_calibration(corners: dict[str, tuple[float, float]], source: str,
-                      image_size: tuple[int, int] | None) -> BoardCalibration:
-    """The profile's ``board`` section for named corners."""
+                      image_size: tuple[int, int] | None, fixed: bool | None = None) -> BoardCalibration:
+    """The profile's ``board`` section for named corners.
+
+    ``fixed`` (default: corners given by hand) makes the recognizer use them as its grid; automatic
+    corners are left to the recognizer, which then follows a camera that is bumped during the game.
+    """
     return BoardCalibration(corners=dict(corners), white_side=white_side_of(corners), source=source,
-                            image_size=image_size)
+                            image_size=image_size, fixed=source == "manual" if fixed is None else fixed)
 
 
 def corner_error(found: dict[str, tuple[float, float]], truth: dict[str, tuple[float, float]]) -> float:

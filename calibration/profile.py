@@ -2,17 +2,19 @@
 
 A profile holds what set-up learned so the watch loop never has to ask again::
 
-    {"version": 1,
+    {"version": 2,
      "name": "kitchen-webcam",
      "camera": {"size": [w, h], "K": [[fx, 0, cx], [0, fy, cy], [0, 0, 1]], "dist": [k1, k2, p1, p2, k3],
                 "rms": 0.21, "views": 14} | null,
      "board": {"corners": {"a1": [x, y], "h1": ..., "h8": ..., "a8": ...}, "white_side": "bottom",
-               "source": "auto" | "manual", "image_size": [w, h]} | null,
+               "source": "auto" | "manual", "fixed": bool, "image_size": [w, h]} | null,
      "colours": {...}}          # the vision pipeline's own colour model, stored as it gives it
 
-Board corners are in the coordinates of the frame the pipeline sees: undistorted when the profile has
-camera intrinsics. Loading never raises anything but :class:`ProfileError`, whose message names the file
-and the problem in words a user can act on; files written by older versions are migrated on load.
+``board.fixed`` (version 2): the user set or confirmed the corners, so the recognizer uses them as its
+grid instead of finding the board in every frame. Board corners are in the coordinates of the frame
+the pipeline sees: undistorted when the profile has camera intrinsics. Loading never raises anything
+but :class:`ProfileError`, whose message names the file and the problem in words a user can act on;
+files written by older versions are migrated on load.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-PROFILE_VERSION = 1
+PROFILE_VERSION = 2
 CORNER_NAMES = ("a1", "h1", "h8", "a8")
 WHITE_SIDES = ("bottom", "right", "top", "left")
 
@@ -82,10 +84,11 @@ class BoardCalibration:
     white_side: str = "bottom"
     source: str = "auto"
     image_size: tuple[int, int] | None = None
+    fixed: bool = False  # the recognizer uses these corners as its grid (set or confirmed by the user)
 
     def to_json(self) -> dict[str, Any]:
         return {"corners": {k: [float(self.corners[k][0]), float(self.corners[k][1])] for k in CORNER_NAMES},
-                "white_side": self.white_side, "source": self.source,
+                "white_side": self.white_side, "source": self.source, "fixed": self.fixed,
                 "image_size": list(self.image_size) if self.image_size else None}
 
     @classmethod
@@ -102,8 +105,11 @@ class BoardCalibration:
             raise _Bad(f"board.white_side is {side!r}; expected one of {', '.join(WHITE_SIDES)}")
         size = data.get("image_size")
         image_size = tuple(int(v) for v in _number_list(size, "board.image_size", 2)) if size else None
+        fixed = data.get("fixed", False)
+        if not isinstance(fixed, bool):
+            raise _Bad(f"board.fixed is {fixed!r}; expected true or false")
         return cls(corners=pts, white_side=side, source=str(data.get("source", "auto")),
-                   image_size=image_size)  # type: ignore[arg-type]
+                   image_size=image_size, fixed=fixed)  # type: ignore[arg-type]
 
 
 @dataclass
@@ -181,8 +187,16 @@ def _from_v0(data: dict[str, Any]) -> dict[str, Any]:
             "colours": data.get("colours") or {}}
 
 
+def _from_v1(data: dict[str, Any]) -> dict[str, Any]:
+    """Version 1 had no ``board.fixed``: corners given by hand were meant as the grid, so they become fixed."""
+    board = data.get("board")
+    if isinstance(board, dict):
+        board = {**board, "fixed": board.get("source") == "manual"}
+    return {**data, "version": 2, "board": board}
+
+
 # MIGRATIONS[v] turns a version-v document into a version v+1 document.
-MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _from_v0}
+MIGRATIONS: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {0: _from_v0, 1: _from_v1}
 
 
 def migrate(data: Any) -> dict[str, Any]:

@@ -52,12 +52,14 @@ def find_board_points(frame: np.ndarray) -> np.ndarray | None:
 def pipeline_profile(profile: Profile) -> dict[str, Any]:
     """The vision pipeline's profile dict: its own learned data with our corners.
 
-    The corners tell the pipeline where a1 is (it keeps White's side by that point); the pipeline
-    still finds the board itself in every frame, so a manual override steers the naming only.
+    Fixed corners (set or confirmed by the user) are the pipeline's grid; otherwise they only tell it
+    where a1 is (it keeps White's side by that point) and it finds the board itself in every frame.
     """
     data = dict(profile.colours.get("vision") or {})
+    data.pop("fixed_corners", None)
     if profile.board is not None:
         data["corners"] = {k: list(profile.board.corners[k]) for k in CORNER_NAMES}
+        data["fixed_corners"] = bool(profile.board.fixed)
     return data
 
 

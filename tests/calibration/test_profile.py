@@ -82,6 +82,8 @@ def test_version_0_flat_file_is_migrated(tmp_path):
         (b"{\"version\": 1, \"board\": {\"corners\": {\"a1\": [1, 2], \"h1\": [1, 2], \"h8\": [0, 0],"
          b" \"a8\": [0, 0]}, \"white_side\": \"north\"}}", "white_side"),
         (b"{\"version\": 1, \"colours\": [1]}", "colours must be an object"),
+        (b"{\"version\": 2, \"board\": {\"corners\": {\"a1\": [1, 2], \"h1\": [1, 2], \"h8\": [0, 0],"
+         b" \"a8\": [0, 0]}, \"fixed\": \"yes\"}}", "board.fixed"),
     ],
 )
 def test_bad_files_give_profile_error_naming_file_and_problem(tmp_path, content, expected):
