@@ -1,31 +1,35 @@
-"""Colour profile of one set under one light: learned from the start position, checked, kept up to date.
+"""The colour checks of calibration, over the vision pipeline's own colour model (one model, not two).
 
-The start position gives 32 labelled samples for free (12 light pieces, 12 dark pieces, 8 empty dark
-squares), plus the 32 light squares which are always empty. From them :class:`ColourModel` keeps one
-mean Lab colour per class and a typical spread; that is enough to (1) say which squares read wrong
-*and why* in words a player can act on, (2) judge the lighting, and (3) follow slow light drift during a
-game by moving each class mean a little toward squares the game says hold that class.
+The recognizer learns its colour model (:class:`vision.classify.ColourModel`: per-class Gaussians over
+cell features measured against the neighbouring light squares) from the start position, where all 32
+labels are known, and moves it slowly with the light during a game. Calibration keeps no model of its
+own; it adds what a user needs around that one: which squares read wrong *and why* in words a player
+can act on (:func:`check_start`), whether the light is good enough (:func:`lighting`: glare, darkness,
+unevenness, and squares the model reads with too little margin), and drift learning from positions the
+referee trusts (:func:`adapt`).
 
-Samples are the mean Lab colour of the centre of each dark square in the rectified top view; the
-centre is used because a piece's top face covers it from any reasonable camera angle.
+Messages also use plain Lab samples of the square centres (:func:`dark_square_samples`): lightness
+says "glare" or "too dark" better than a feature vector does.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import cv2
 import numpy as np
 
 from calibration.board import TOP_SQUARE, top_view
+from vision import orientation as orient
+from vision.cells import features, warp_lattice
+from vision.classify import ColourModel, cell_vectors, dark_cells
 
 START = "wwwwwwwwwwww........bbbbbbbbbbbb"
 CLASSES = (".", "w", "b")
 CLASS_WORDS = {".": "empty", "w": "a light piece", "b": "a dark piece", "W": "a light king",
                "B": "a dark king", "?": "hidden"}
 DARK_SQUARES = tuple(f"{'abcdefgh'[f]}{r + 1}" for r in range(8) for f in range(8) if (f + r) % 2 == 0)
-MAX_MARGIN_RATIO = 0.85  # a square this close to another class (own / other distance) is a warning
+MIN_MARGIN = 0.2  # vision's confidence (log-likelihood gap / 10) below this on a right square: a warning
 
 
 def dark_square_samples(frame: np.ndarray, corners: dict[str, tuple[float, float]],
@@ -43,74 +47,61 @@ def dark_square_samples(frame: np.ndarray, corners: dict[str, tuple[float, float
     return np.array(dark), np.array(light)
 
 
-@dataclass
-class ColourModel:
-    """One mean Lab colour per class (``.`` empty dark square, ``w``, ``b``, ``light`` square)."""
+def _observation_order() -> np.ndarray:
+    """Index into vision's dark-cell order of each observation square, for the lattice of :func:`square_vectors`."""
+    index = {(int(i), int(j)): n for n, (i, j) in enumerate(dark_cells(1))}
+    return np.array([index[(int(i), int(j))] for i, j in orient.square_cells(0, True)])
 
-    means: dict[str, list[float]]
-    spreads: dict[str, float]  # RMS distance of a class's samples to its mean (Lab units)
-    updates: int = 0
 
-    @classmethod
-    def learn(cls, dark: np.ndarray, light: np.ndarray, labels: str = START) -> ColourModel:
-        """Fit the class means on a position whose labels are known (normally the start position)."""
-        labels = labels.lower()
-        means: dict[str, list[float]] = {}
-        spreads: dict[str, float] = {}
-        for c in CLASSES:
-            idx = [i for i, ch in enumerate(labels) if ch == c]
-            if not idx:
-                raise ValueError(f"the labelled position has no {CLASS_WORDS[c]} to learn from")
-            m = dark[idx].mean(axis=0)
-            means[c] = m.tolist()
-            spreads[c] = float(max(1.0, np.sqrt(np.mean(np.sum((dark[idx] - m) ** 2, axis=1)))))
-        means["light"] = light.mean(axis=0).tolist()
-        spreads["light"] = float(max(1.0, np.sqrt(np.mean(np.sum((light - light.mean(axis=0)) ** 2, axis=1)))))
-        return cls(means=means, spreads=spreads)
+def square_vectors(frame: np.ndarray, corners: dict[str, tuple[float, float]]) -> np.ndarray:
+    """(32, N) the recognizer's colour features of the dark squares (observation order) at these corners.
 
-    def to_json(self) -> dict[str, Any]:
-        return {"means": self.means, "spreads": self.spreads, "updates": self.updates}
+    The lattice is vision's rotation 0 (a1 at lattice (0, 0), h1 at (0, 8)); with a1 dark the light
+    cells are those with odd i + j (bright parity 1).
+    """
+    src = orient.rotation_corners(0).astype(np.float32)
+    dst = np.array([corners[n] for n in ("a1", "h1", "h8", "a8")], np.float32)
+    h = cv2.getPerspectiveTransform(src, dst)
+    image = frame if frame.ndim == 3 else cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+    vec = cell_vectors(features(warp_lattice(image, h), 1), 1)
+    return vec[_observation_order()]
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> ColourModel:
-        keys = (*CLASSES, "light")
-        return cls(means={k: [float(v) for v in data["means"][k]] for k in keys},
-                   spreads={k: float(data["spreads"][k]) for k in keys}, updates=int(data.get("updates", 0)))
 
-    def _array(self) -> np.ndarray:
-        return np.array([self.means[c] for c in CLASSES])
+def classify(model: ColourModel, vec: np.ndarray) -> tuple[str, np.ndarray]:
+    """The model's reading (32 chars of ``.wb``, observation order) and its confidence per square."""
+    labels, conf = model.classify(vec)
+    return "".join(CLASSES[int(k)] for k in labels), conf
 
-    def classify(self, dark: np.ndarray) -> str:
-        """Nearest class mean for each dark square (an observation string without kings or ``?``)."""
-        d = np.linalg.norm(dark[:, None, :] - self._array()[None, :, :], axis=2)
-        return "".join(CLASSES[i] for i in d.argmin(axis=1))
 
-    def separation(self) -> dict[str, float]:
-        """Distance between two class means over the sum of their spreads (below 1 the classes overlap)."""
-        m, s = self.means, self.spreads
-        pairs = {"empty squares and light pieces": (".", "w"), "empty squares and dark pieces": (".", "b"),
-                 "light and dark pieces": ("w", "b")}
-        return {name: float(np.linalg.norm(np.subtract(m[a], m[b])) / (s[a] + s[b]))
-                for name, (a, b) in pairs.items()}
+def learn(vec: np.ndarray, labels: str = START) -> ColourModel:
+    """Vision's colour model learned on squares whose labels are known (normally the start position)."""
+    return ColourModel.learn(vec, np.array([CLASSES.index(c) for c in labels.lower()]))
 
-    def update(self, dark: np.ndarray, observation: str, rate: float = 0.02) -> None:
-        """Follow slow light drift: move each class mean a step toward the squares that hold it.
 
-        Call with a *stable, trusted* observation (the referee's position, not the raw reading) so that
-        a misread square never teaches the model its own mistake. Squares farther than 3 spreads (plus
-        a small allowance) from their class are skipped: a hand, a shadow or a misplaced piece is not drift.
-        """
-        if not 0.0 < rate <= 0.5:
-            raise ValueError(f"drift rate {rate} must be in (0, 0.5]")
-        for c in CLASSES:
-            idx = [i for i, ch in enumerate(observation.lower()) if ch == c]
-            if not idx:
-                continue
-            mean = np.array(self.means[c])
-            near = [i for i in idx if np.linalg.norm(dark[i] - mean) < 3 * self.spreads[c] + 3.0]
-            if near:
-                self.means[c] = (mean + rate * (dark[near].mean(axis=0) - mean)).tolist()
-        self.updates += 1
+def adapt(model: ColourModel, vec: np.ndarray, observation: str, rate: float = 0.02) -> bool:
+    """Follow slow light drift with a *trusted* observation (the referee's position, not the raw reading).
+
+    Moves each class mean ``rate`` of the way toward the squares that hold it, skipping squares that fit
+    no class (a hand, a shadow or a misplaced piece is not drift) and kings (not part of the model).
+    False when nothing could be learned (unseen squares, a silly rate).
+    """
+    if not 0.0 < rate <= 0.5:
+        raise ValueError(f"drift rate {rate} must be in (0, 0.5]")
+    if len(observation) != 32 or any(c not in ".wbWB" for c in observation):
+        return False
+    labels = np.array([CLASSES.index(c) if c in CLASSES else -1 for c in observation])
+    z = (vec - model.mean[np.maximum(labels, 0)]) / model.std[np.maximum(labels, 0)]
+    near = np.sqrt((z ** 2).mean(axis=1)) < 3.0
+    trusted = (labels >= 0) & near
+    if not trusted.any():
+        return False
+    saved = model.rate
+    model.rate = rate
+    try:
+        model.update(vec, np.where(trusted, labels, -1), trusted.astype(np.float64))
+    finally:
+        model.rate = saved
+    return True
 
 
 @dataclass
@@ -123,7 +114,7 @@ class SquareProblem:
     message: str
 
 
-def _cause(expected: str, read: str, sample: np.ndarray, model: ColourModel) -> str:
+def _cause(expected: str, read: str, sample: np.ndarray) -> str:
     lightness = sample[0] * 100 / 255
     if lightness > 92:
         return "glare? move the lamp or tilt it away from the board"
@@ -138,12 +129,11 @@ def _cause(expected: str, read: str, sample: np.ndarray, model: ColourModel) -> 
     return "check the piece is the right colour and centred on its square"
 
 
-def check_start(reading: str, dark: np.ndarray | None = None, model: ColourModel | None = None,
-                expected: str = START) -> list[SquareProblem]:
+def check_start(reading: str, dark: np.ndarray | None = None, expected: str = START) -> list[SquareProblem]:
     """Compare a reading of the start position with the truth; one problem per wrong square.
 
-    ``reading`` is what the recognizer saw (the vision pipeline's reading, or ``model.classify``);
-    the samples and model, when given, let the message name the likely cause.
+    ``reading`` is what the recognizer saw; the Lab samples (:func:`dark_square_samples`), when given,
+    let the message name the likely cause.
     """
     problems = []
     for i, (want, got) in enumerate(zip(expected, reading, strict=True)):
@@ -153,7 +143,7 @@ def check_start(reading: str, dark: np.ndarray | None = None, model: ColourModel
         if got == "?":
             text = f"{name} is hidden: take hands and objects off the board"
         else:
-            cause = _cause(want.lower(), got.lower(), dark[i], model) if dark is not None and model else \
+            cause = _cause(want.lower(), got.lower(), dark[i]) if dark is not None else \
                 "check the lighting and the corners"
             text = f"{name} reads {CLASS_WORDS[got]} but should hold {CLASS_WORDS[want]}: {cause}"
             if want == ".":
@@ -176,28 +166,24 @@ class LightingReport:
         return "even light, no glare, every square read with a clear margin" if self.ok else "; ".join(self.problems)
 
 
-def worst_margin(model: ColourModel, dark: np.ndarray, labels: str = START) -> tuple[float, str]:
-    """How close the closest call is: max over squares of (distance to own class / to nearest other).
+def worst_margin(model: ColourModel, vec: np.ndarray, labels: str = START) -> tuple[float, str]:
+    """The closest call: the lowest confidence of the model on a square it reads right (0 if one is wrong).
 
-    Below 1 every square is read right; near 1 a little more light drift will misread it. Returns
-    the ratio and the square's name.
+    Confidence is vision's margin between the two likeliest classes (0–1); near 0 a little light drift
+    will misread the square. Returns the margin and the square's name.
     """
-    means = model._array()
-    worst, where = 0.0, ""
-    for i, ch in enumerate(labels.lower()):
-        if ch not in CLASSES:
-            continue
-        d = np.linalg.norm(means - dark[i], axis=1)
-        own = d[CLASSES.index(ch)]
-        other = min(v for j, v in enumerate(d) if CLASSES[j] != ch)
-        ratio = float(own / max(other, 1e-9))
-        if ratio > worst:
-            worst, where = ratio, DARK_SQUARES[i]
+    reading, conf = classify(model, vec)
+    worst, where = 1.0, ""
+    for i, (want, got) in enumerate(zip(labels.lower(), reading, strict=True)):
+        margin = float(conf[i]) if want == got else 0.0
+        if margin < worst:
+            worst, where = margin, DARK_SQUARES[i]
     return worst, where
 
 
 def lighting(frame: np.ndarray, corners: dict[str, tuple[float, float]], model: ColourModel | None,
-             light: np.ndarray | None = None, dark: np.ndarray | None = None) -> LightingReport:
+             light: np.ndarray | None = None, dark: np.ndarray | None = None,
+             vec: np.ndarray | None = None) -> LightingReport:
     """Too dark, glare on the wood, uneven, or squares close to misreading: each named with its fix.
 
     Glare is measured on the light squares (always empty wood): highlights on the pieces' tops are
@@ -223,8 +209,8 @@ def lighting(frame: np.ndarray, corners: dict[str, tuple[float, float]], model: 
     if unevenness > 12:
         problems.append("the light is uneven across the board: light it from above or from both sides")
     if model is not None:
-        ratio, square = worst_margin(model, dark)
-        if ratio > MAX_MARGIN_RATIO:
+        margin, square = worst_margin(model, square_vectors(frame, corners) if vec is None else vec)
+        if margin < MIN_MARGIN:
             problems.append(f"{square} is close to being misread (contrast too low): more or whiter light helps")
     return LightingReport(ok=not problems, problems=problems, brightness=brightness,
                           unevenness=unevenness, glare=glare)

@@ -26,12 +26,14 @@ from calibration.board import (
 )
 from calibration.board_fit import refine_corners
 from calibration.colours import (
-    ColourModel,
     LightingReport,
     SquareProblem,
     check_start,
+    classify,
     dark_square_samples,
+    learn,
     lighting,
+    square_vectors,
 )
 from calibration.intrinsics import IntrinsicsResult, ViewCollector, find_pattern, solve
 from calibration.pattern import PatternSpec
@@ -325,9 +327,7 @@ class CalibrationFlow:
                                    "(čl. 2.4)"))
 
         self.say("[4/5] Colours: learning from the start position (12 light, 12 dark pieces, 8 empty squares)")
-        dark, light = dark_square_samples(frame, corners)
-        model = ColourModel.learn(dark, light)
-        profile.colours = {"model": model.to_json()}
+        profile.colours = {}
         try:
             learned, reason = vision_adapter.learn_with_pipeline(frame, profile)
         except Exception as exc:  # the pipeline is another package: report, do not crash the set-up
@@ -335,16 +335,22 @@ class CalibrationFlow:
         if learned is not None:
             profile.colours["vision"] = learned
         elif reason:
-            self.say(f"      the recognizer could not learn this picture ({reason}): take hands and objects "
-                     "off the board, then run dama calibrate colours")
+            self.say(f"      the recognizer could not find the board on this picture ({reason}): the colours "
+                     "are learned at the corners above; take hands and objects off the board")
+        vec = square_vectors(frame, corners)
+        model = vision_adapter.colour_model(profile)
+        if model is None:  # one model either way: vision's, learned at the calibrated corners
+            model = learn(vec)
+            vision_adapter.set_colour_model(profile, model)
         self.say("[5/5] Check")
-        reading = vision_adapter.pipeline_reading(frame, profile) or model.classify(dark)
-        problems = check_start(reading, dark, model)
+        dark, light = dark_square_samples(frame, corners)
+        reading = vision_adapter.pipeline_reading(frame, profile) or classify(model, vec)[0]
+        problems = check_start(reading, dark)
         for p in problems:
             self.say("      " + p.message)
         good = 32 - len(problems)
         self.say(f"      {good}/32 squares read correctly")
-        light_report = lighting(frame, corners, model, light, dark)
+        light_report = lighting(frame, corners, model, light, dark, vec)
         self.say("      " + light_report.message())
         checklist.append(CheckItem("pieces read correctly", not problems, f"{good}/32 squares"))
         checklist.append(CheckItem("lighting acceptable", light_report.ok, light_report.message()))

@@ -1,7 +1,7 @@
 """A profile at run time: what the watch loop calls on every frame and now and then.
 
     live = LiveCalibration(load_profile(path))
-    pipeline = VisionPipeline(live.pipeline_profile())
+    pipeline = live.pipeline()                      # the recognizer, sharing the profile's colour model
     for frame in source:
         image = live.prepare(frame.image)          # undistorted with cached maps (no-op without a lens)
         result = pipeline.process(image, frame.t)
@@ -9,8 +9,10 @@
         live.adapt(image, trusted_board)            # after a stable, referee-confirmed position
     save_profile(live.profile)                      # keep what the light taught us for next time
 
-``adapt`` moves the colour model slowly toward the light of the moment (see
-:meth:`calibration.colours.ColourModel.update`); it only acts every ``every`` calls to stay cheap.
+There is one colour model: vision's (:class:`vision.classify.ColourModel`), stored in the profile. The
+pipeline built by :meth:`LiveCalibration.pipeline` reads with that very object and nudges it on every
+confident frame; :meth:`adapt` moves it further with positions the referee trusts and writes it back
+into the profile. ``adapt`` only acts every ``every`` calls to stay cheap.
 """
 
 from __future__ import annotations
@@ -20,25 +22,20 @@ from typing import Any
 import numpy as np
 
 from calibration import vision_adapter
-from calibration.colours import ColourModel, dark_square_samples
-from calibration.profile import Profile, ProfileError
+from calibration.colours import adapt, classify, square_vectors
+from calibration.profile import Profile
 from calibration.undistort import undistort
 
 
 class LiveCalibration:
-    """Undistortion, the vision pipeline's profile dict, a fallback reading and drift adaptation."""
+    """Undistortion, the vision pipeline (or its profile dict), a fallback reading and drift adaptation."""
 
     def __init__(self, profile: Profile, rate: float = 0.02, every: int = 10) -> None:
         self.profile = profile
         self.rate = rate
         self.every = max(1, every)
         self._calls = 0
-        data = profile.colours.get("model")
-        try:
-            self.model = ColourModel.from_json(data) if data else None
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ProfileError(f"profile {profile.name}: its colour model is damaged ({exc}); "
-                               "run dama calibrate colours") from None
+        self.model = vision_adapter.colour_model(profile)  # ProfileError when damaged
 
     def prepare(self, frame: np.ndarray) -> np.ndarray:
         """The frame as the pipeline must see it (lens distortion removed when calibrated)."""
@@ -47,12 +44,20 @@ class LiveCalibration:
     def pipeline_profile(self) -> dict[str, Any]:
         return vision_adapter.pipeline_profile(self.profile)
 
+    def pipeline(self, **options: Any) -> Any:
+        """The vision pipeline for this profile, reading with (and adapting) the profile's colour model."""
+        from vision.pipeline import VisionPipeline
+
+        vp = VisionPipeline(self.pipeline_profile(), **options)
+        if self.model is not None:
+            vp.model = self.model  # the same object: one model, adapted by the game and by :meth:`adapt`
+        return vp
+
     def read(self, frame: np.ndarray) -> str | None:
-        """The colour model's reading of a prepared frame (32 chars), None before calibration."""
+        """The colour model's reading of a prepared frame at the profile's corners, None before calibration."""
         if self.model is None or self.profile.board is None:
             return None
-        dark, _ = dark_square_samples(frame, self.profile.board.corners)
-        return self.model.classify(dark)
+        return classify(self.model, square_vectors(frame, self.profile.board.corners))[0]
 
     def adapt(self, frame: np.ndarray, observation: str) -> bool:
         """Follow light drift with a trusted observation; True when the model was updated this call."""
@@ -61,7 +66,7 @@ class LiveCalibration:
             return False
         if len(observation) != 32 or "?" in observation:
             return False  # only fully seen positions teach the model
-        dark, _ = dark_square_samples(frame, self.profile.board.corners)
-        self.model.update(dark, observation, self.rate)
-        self.profile.colours["model"] = self.model.to_json()
+        if not adapt(self.model, square_vectors(frame, self.profile.board.corners), observation, self.rate):
+            return False
+        vision_adapter.set_colour_model(self.profile, self.model)
         return True

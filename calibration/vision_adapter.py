@@ -7,6 +7,8 @@
   check tests the very recognizer the game will use. ``None`` when the pipeline is not available.
 - :func:`pipeline_profile`: the dict the vision pipeline is built from, taken from a calibration profile
   (the pipeline's own learned data, with the calibrated corners put in).
+- :func:`colour_model` / :func:`set_colour_model`: the one colour model (vision's), as the profile
+  stores it (``colours.vision.colour_model``).
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from calibration.profile import CORNER_NAMES, Profile
+from calibration.profile import CORNER_NAMES, Profile, ProfileError
+from vision.classify import ColourModel
 
 
 def _pipeline_class() -> Any | None:
@@ -83,3 +86,25 @@ def pipeline_reading(frame: np.ndarray, profile: Profile) -> str | None:
         return None
     result = cls(pipeline_profile(profile)).process(frame, 0.0)
     return result.board if getattr(result, "found", False) else None
+
+
+def colour_model(profile: Profile) -> ColourModel | None:
+    """The profile's colour model (vision's, learned from the start position); None before learning.
+
+    A damaged model is a :class:`ProfileError` telling the user to learn the colours again.
+    """
+    data = (profile.colours.get("vision") or {}).get("colour_model")
+    if data is None:
+        return None
+    try:
+        return ColourModel.from_json(data)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ProfileError(f"profile {profile.name}: its colour model is damaged ({exc}); "
+                           "run dama calibrate colours") from None
+
+
+def set_colour_model(profile: Profile, model: ColourModel) -> None:
+    """Store ``model`` where the pipeline will find it (keeps the rest of the pipeline's data)."""
+    vision = dict(profile.colours.get("vision") or {})
+    vision["colour_model"] = model.to_json()
+    profile.colours["vision"] = vision

@@ -14,7 +14,8 @@ import numpy as np
 
 from calibration import vision_adapter
 from calibration.board import board_calibration, check_quad, grid_lines, label_corners, orient_from_start, rule_2_4
-from calibration.colours import START, ColourModel, check_start, dark_square_samples, lighting
+from calibration.colours import START, check_start, classify, dark_square_samples, lighting, square_vectors
+from calibration.colours import learn as learn_model
 from calibration.profile import CORNER_NAMES, WHITE_SIDES, Profile
 
 
@@ -30,7 +31,7 @@ def state(profile: Profile | None) -> dict[str, Any]:
     """What the page needs to draw: named corners, White's side, the grid, and the choices."""
     out: dict[str, Any] = {"white_sides": list(WHITE_SIDES), "corners": None, "white_side": None,
                            "grid": [], "source": None, "lens": bool(profile and profile.camera),
-                           "colours": bool(profile and profile.colours.get("model"))}
+                           "colours": bool(profile and vision_adapter.colour_model(profile))}
     if profile is not None and profile.board is not None:
         c = profile.board.corners
         out.update(corners={k: list(c[k]) for k in CORNER_NAMES}, white_side=profile.board.white_side,
@@ -104,15 +105,16 @@ def check(profile: Profile, frame: np.ndarray | None) -> dict[str, Any]:
                   if rule_ok else "the square at White's left is light: turn the board 90 degrees (čl. 2.4) "
                                   "or choose the other side for White"})
     dark, light = dark_square_samples(frame, corners)
-    data = profile.colours.get("model")
-    model = ColourModel.from_json(data) if data else ColourModel.learn(dark, light)
-    reading = vision_adapter.pipeline_reading(frame, profile) or model.classify(dark)
-    found_problems = check_start(reading, dark, model, START)
+    vec = square_vectors(frame, corners)
+    saved_model = vision_adapter.colour_model(profile)
+    model = saved_model or learn_model(vec)  # unsaved: judge this picture as if learned from it
+    reading = vision_adapter.pipeline_reading(frame, profile) or classify(model, vec)[0]
+    found_problems = check_start(reading, dark, START)
     problems = [{"square": p.square, "message": p.message} for p in found_problems]
     items.append({"name": "pieces read correctly", "ok": not found_problems,
                   "detail": f"{32 - len(found_problems)}/32 squares"
-                  + ("" if data else " (colours not learned yet: press Learn colours)")})
-    report = lighting(frame, corners, model, light, dark)
+                  + ("" if saved_model else " (colours not learned yet: press Learn colours)")})
+    report = lighting(frame, corners, model, light, dark, vec)
     items.append({"name": "lighting acceptable", "ok": report.ok, "detail": report.message()})
     return {"ok": all(i["ok"] for i in items), "checklist": items, "problems": problems}
 
@@ -121,11 +123,12 @@ def learn(profile: Profile, frame: np.ndarray | None) -> dict[str, Any]:
     """Re-learn the colours from the start position on the current frame, then run the check."""
     if frame is None or profile.board is None:
         raise ValueError("the corners and a camera picture are needed before learning colours")
-    dark, light = dark_square_samples(frame, profile.board.corners)
-    profile.colours = {"model": ColourModel.learn(dark, light).to_json()}
+    profile.colours = {}
     learned, reason = vision_adapter.learn_with_pipeline(frame, profile)
     if learned is not None:
         profile.colours["vision"] = learned
+    if vision_adapter.colour_model(profile) is None:  # learned at the saved corners instead
+        vision_adapter.set_colour_model(profile, learn_model(square_vectors(frame, profile.board.corners)))
     out = check(profile, frame)
     if reason:
         out["problems"].insert(0, {"square": "", "message": f"the recognizer could not learn this picture "

@@ -206,7 +206,7 @@ def _guided(args: argparse.Namespace) -> int:
 
 def _colours(args: argparse.Namespace, relearn: bool) -> int:
     from calibration import vision_adapter
-    from calibration.colours import START, ColourModel, check_start, dark_square_samples, lighting
+    from calibration.colours import START, check_start, classify, dark_square_samples, learn, lighting, square_vectors
     from calibration.flow import still_board_frames
     from calibration.profile import load_profile, save_profile
     from calibration.undistort import undistort
@@ -224,20 +224,25 @@ def _colours(args: argparse.Namespace, relearn: bool) -> int:
                      "(has the camera or the board moved? then run dama calibrate again)")
     frame = np.median(np.stack(frames), axis=0).astype(np.uint8)
     dark, light = dark_square_samples(frame, corners)
-    if relearn or "model" not in profile.colours:
-        profile.colours = {"model": ColourModel.learn(dark, light).to_json()}
+    vec = square_vectors(frame, corners)
+    if relearn or vision_adapter.colour_model(profile) is None:
+        profile.colours = {}
         learned, reason = vision_adapter.learn_with_pipeline(frame, profile)
         if learned is not None:
             profile.colours["vision"] = learned
+        if vision_adapter.colour_model(profile) is None:  # one model: vision's, learned at the saved corners
+            vision_adapter.set_colour_model(profile, learn(vec))
         print("colours learned from the start position" if reason is None else
-              f"the recognizer could not learn this picture ({reason}): clear the board of hands and objects")
-    model = ColourModel.from_json(profile.colours["model"])
-    reading = vision_adapter.pipeline_reading(frame, profile) or model.classify(dark)
-    problems = check_start(reading, dark, model, START)
+              f"the recognizer could not find the board ({reason}): colours learned at the saved corners; "
+              "clear the board of hands and objects")
+    model = vision_adapter.colour_model(profile)
+    assert model is not None
+    reading = vision_adapter.pipeline_reading(frame, profile) or classify(model, vec)[0]
+    problems = check_start(reading, dark, START)
     for p in problems:
         print(p.message)
     print(f"{32 - len(problems)}/32 squares read correctly")
-    light_report = lighting(frame, corners, model, light, dark)
+    light_report = lighting(frame, corners, model, light, dark, vec)
     print(light_report.message())
     if relearn:
         print(f"profile saved to {save_profile(profile, target)}")
@@ -259,9 +264,12 @@ def _show(args: argparse.Namespace) -> int:
     if p.board:
         c = p.board.corners
         print(f"  board ({p.board.source}): " + "  ".join(f"{k} ({c[k][0]:.1f}, {c[k][1]:.1f})" for k in c)
-              + f"; White at the {p.board.white_side}")
+              + f"; White at the {p.board.white_side}"
+              + ("; fixed (the recognizer uses these corners as its grid)" if p.board.fixed else ""))
     else:
         print("  board: not calibrated")
-    print("  colours: " + ("learned" if p.colours.get("model") else "not learned")
-          + (" (with the vision pipeline's models)" if p.colours.get("vision") else ""))
+    learned = (p.colours.get("vision") or {}).get("colour_model")
+    print("  colours: " + ("learned from the start position" if learned else "not learned")
+          + (" (an old calibration model is ignored: run dama calibrate colours)"
+             if p.colours.get("model") and not learned else ""))
     return 0

@@ -140,10 +140,13 @@ def test_drift_adaptation_through_live_calibration(guided):
     ok, frame = cap.read()
     assert ok
     image = (live.prepare(frame) * 0.85).astype(np.uint8)  # the lamp dimmed a little
-    before = list(live.model.means["."])
+    pipeline = live.pipeline()
+    assert pipeline.model is live.model  # one colour model: the recognizer reads with what adapt moves
+    before = live.model.mean.copy()
     assert live.adapt(image, START) is False  # only every second call
     assert live.adapt(image, START) is True
-    assert live.profile.colours["model"]["means"]["."] != before
+    assert not np.allclose(live.model.mean, before)
+    assert live.profile.colours["vision"]["colour_model"] == live.model.to_json()
     assert live.adapt(image, "?" + START[1:]) is False
 
 
