@@ -116,6 +116,8 @@ class HandReading:
     border: bool  # something crosses the margin (board frame, table next to it, picture border)
     moving: bool  # the top view changed since the previous frame
     settled: bool  # the reference was (re)taken from this frame
+    compared: bool = True  # a settled view was there to compare with (False: the static test alone)
+    still: np.ndarray | None = None  # (32,) bool, lattice dark-cell order: unchanged since the previous frame
 
     @property
     def hand(self) -> bool:
@@ -221,9 +223,14 @@ class HandWatch:
         view = self._view(frame, h_lattice)
         light = _light_mask(bright_parity)
         moving = False
+        cells = dark_cells(bright_parity)
+        still = np.zeros(len(cells), dtype=bool)
         if self._prev is not None:
-            moving = bool((self._changed(view, self._prev) > CHANGED).any())
+            step = self._changed(view, self._prev) > CHANGED
+            moving = bool(step.any())
+            still = ~step[1:9, 1:9][cells[:, 1], cells[:, 0]]
         self._prev = view
+        compared = self._ref is not None
         if self._ref is None:
             changed = np.zeros((GRID, GRID), dtype=bool)
             share = np.zeros((GRID, GRID))
@@ -252,7 +259,6 @@ class HandWatch:
         hand = bool(hand_cells.any())
         # dark squares a hand may hide: an edge neighbour (light cell or margin) or itself foreign
         reach = cv2.dilate(hand_cells.astype(np.uint8), CROSS).astype(bool)
-        cells = dark_cells(bright_parity)
         hidden = (reach & dark)[1:9, 1:9][cells[:, 1], cells[:, 0]]
         settled = False
         self._quiet = 0 if moving else self._quiet + 1
@@ -261,4 +267,4 @@ class HandWatch:
             self._ref = view  # the board as it now stands (a move just made, lighting drift)
             settled = True
         return HandReading(foreign=foreign[1:9, 1:9], hidden=hidden, border=border, moving=moving,
-                           settled=settled)
+                           settled=settled, compared=compared, still=still)

@@ -25,11 +25,12 @@ from vision.classify import ColourModel, bare_dark_colour, cell_vectors, dark_ce
 from vision.geometry import CORNER_NAMES, START_BOARD, image_to_topview
 from vision.localize import BoardFit, NotFound, check_fit, localize, refine, to_gray
 from vision.occlusion import HandWatch, hidden_dark_cells, light_cover
-from vision.squarenet import CLASSES, COLOUR_OF, board_inputs, decide, default_net, with_colour_model
+from vision.squarenet import CLASSES, COLOUR_OF, COVERED, board_inputs, decide, default_net, with_colour_model
 
 PROFILE_VERSION = 1
 TOPVIEW_SIZE = 256
-CHARS = np.array(list(CLASSES))  # . w b W B
+SMOOTHING = 0.3  # weight of the newest frame in a still square's running average of probabilities
+CHARS = np.array(list(CLASSES))  # . w b W B ?
 
 
 @dataclass
@@ -78,6 +79,7 @@ class VisionPipeline:
         self._rotation: int | None = None  # decided rotation, kept while tracking
         self._a1_xy: tuple[float, float] | None = None  # where a1 was last decided (image px)
         self._hands = HandWatch()  # frame differencing against the last settled board (moving video)
+        self._prob: np.ndarray | None = None  # per-square probabilities averaged over still frames
         self._fixed_h: np.ndarray | None = None  # lattice -> image from corners the user set (profile)
         self._fixed: BoardFit | None = None  # that fit, measured on the first frame (parity, contrast)
         if profile:
@@ -130,6 +132,7 @@ class VisionPipeline:
         """Forget the board fit and the settled view: the next frame is a new moment (not video)."""
         self._fit = None
         self._hands.reset()
+        self._prob = None
 
     def _locate(self, frame: np.ndarray) -> tuple[BoardFit, bool]:
         if self._fixed_h is not None:
@@ -210,11 +213,17 @@ class VisionPipeline:
         else:
             hidden = hidden_dark_cells(covered, fit.bright_parity)
         if self.squares == "net":
-            pieces, conf = decide(prob)  # 0..4: . w b W B
+            prob = self._smooth(prob, seen_hand.still)
+            pieces, conf = decide(prob)  # 0..5: . w b W B ?
+            hidden |= pieces == COVERED  # the network sees a hand or arm over the square
             labels = COLOUR_OF[pieces]
         else:
             pieces = labels
-        hidden |= seen_hand.hidden
+        if seen_hand.compared or self.squares != "net":
+            # Next to a hand seen by motion a square may be hidden whatever it looks like. With no settled
+            # view to compare (a single picture) the static test's neighbours are left to
+            # hidden_dark_cells and the network's covered class, which look at the square itself.
+            hidden |= seen_hand.hidden
         hand = bool(covered.sum() >= 2 or strong.any() or hidden.any() or seen_hand.hand)
         cells = dark_cells(fit.bright_parity)
         seen = np.where(hidden, 0, labels)  # pieces under a hand do not vote for White's side
@@ -236,6 +245,23 @@ class VisionPipeline:
             homography=image_to_topview(corners, TOPVIEW_SIZE),
             confidence=np.where(hidden[order], 0.0, conf[order]),
         )
+
+    def _smooth(self, prob: np.ndarray, still: np.ndarray | None) -> np.ndarray:
+        """Average each square's probabilities over the frames in which its view has not changed.
+
+        Sensor noise makes a hard square (a dark man on a dark square in a small picture) flicker from
+        frame to frame, and a flickering board never holds still long enough for the stabilizer. A
+        square whose pixels change (a hand, a piece moved) starts afresh, so a move is not delayed.
+        """
+        if still is None or self._prob is None or self._prob.shape != prob.shape:
+            self._prob = prob
+            return prob
+        # a frame sure of another class than the average (a change too soft for the motion test, such as
+        # a shadow lifting) is taken as it is
+        sure = (prob.max(axis=1) >= 0.9) & (prob.argmax(axis=1) != self._prob.argmax(axis=1))
+        keep = still & ~sure
+        self._prob = np.where(keep[:, None], (1.0 - SMOOTHING) * self._prob + SMOOTHING * prob, prob)
+        return self._prob
 
     def _decide_rotation(self, fit: BoardFit, cells: np.ndarray, labels: np.ndarray, hand: bool) -> tuple[int, bool]:
         """(rotation, known): caller's side, else pieces, else remembered a1, else a default guess."""

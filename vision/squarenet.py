@@ -1,4 +1,4 @@
-"""A learned square classifier: empty / light man / dark man / light king / dark king per dark square.
+"""A learned square classifier: empty / light man / dark man / light king / dark king / covered per dark square.
 
 Input is the lattice top view the pipeline already computes (``vision.cells.warp_lattice``, ``CELL`` px
 per square). For every dark square we cut a patch a little larger than the square (``MARGIN`` px on each
@@ -13,7 +13,10 @@ board-level ones (the bare dark square's colour relative to the light squares, t
 tell it what "empty" looks like here. :func:`describe` turns each patch into turn-invariant ring
 profiles (a round piece is a radial profile), 78 numbers in all.
 
-The model is a small multilayer perceptron in plain numpy (78 → 64 → 32 → 5, softmax), trained offline by
+The sixth class, covered, is a square a hand or arm hides (the renderer's ground truth: a fifth of the
+square's middle under the hand); it is reported ``?``.
+
+The model is a small multilayer perceptron in plain numpy (78 → 64 → 32 → 6, softmax), trained offline by
 ``vision/train_squares.py`` on rendered scenes; its weights are ``vision/models/squarenet.npz``. A forward
 pass for 32 squares is a few small matrix products (well under a millisecond).
 
@@ -32,7 +35,8 @@ import numpy as np
 from vision.cells import CELL, CellFeatures
 from vision.classify import bare_dark_colour, cell_vectors, dark_cells
 
-CLASSES = ".wbWB"  # class index -> observation character
+CLASSES = ".wbWB?"  # class index -> observation character; "?" a square hidden by a hand or arm
+COVERED = 5
 MARGIN = 5  # top-view px added around a square (a quarter square at CELL = 20)
 SIDE = CELL + 2 * MARGIN  # lightness patch side (full resolution)
 PATCH = SIDE // 2  # colour patch side (half resolution)
@@ -40,7 +44,10 @@ N_SCALARS = 12
 N_INPUT = SIDE * SIDE + PATCH * PATCH * 2 + N_SCALARS
 KING_THRESHOLD = 0.99  # share of a piece's probability a king needs to be reported as one
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "squarenet.npz"
-COLOUR_OF = np.array([0, 1, 2, 1, 2])  # class -> colour class of vision.classify (empty, light, dark)
+COLOUR_OF = np.array([0, 1, 2, 1, 2, 0])  # class -> colour class of vision.classify (empty, light, dark); covered
+# squares are hidden by the caller, their colour class never read
+COVERED_THRESHOLD = 0.95  # probability of "covered" above which a square is reported "?" (tall kings at the
+# board's edge under a steep camera can look half like an arm; measured on the benchmark scenes, docs/vision.md)
 
 
 @lru_cache(maxsize=2)
@@ -150,9 +157,9 @@ def describe(x: np.ndarray) -> np.ndarray:
 
 
 class SquareNet:
-    """The trained network: ``probabilities(x)`` (N, 5) for inputs from :func:`board_inputs`.
+    """The trained network: ``probabilities(x)`` (N, 6) for inputs from :func:`board_inputs`.
 
-    Layers: :func:`describe` (N_DESC numbers) → 64 → 32 → 5, ReLU, softmax; inputs standardised by the
+    Layers: :func:`describe` (N_DESC numbers) → 64 → 32 → 6, ReLU, softmax; inputs standardised by the
     training set's mean and spread (``mu``, ``sd``).
     """
 
@@ -164,7 +171,8 @@ class SquareNet:
                             np.asarray(weights[f"b{k}"], dtype=np.float32)) for k in range(3)]
         except KeyError as exc:
             raise ValueError(f"square model lacks array {exc}") from None
-        if self.mu.shape != (N_DESC,) or self.layers[0][0].shape[0] != N_DESC or self.layers[-1][0].shape[1] != 5:
+        shapes_ok = self.mu.shape == (N_DESC,) and self.layers[0][0].shape[0] == N_DESC
+        if not shapes_ok or self.layers[-1][0].shape[1] != len(CLASSES):
             raise ValueError("square model does not match this version's inputs (retrain it)")
 
     @classmethod
@@ -179,11 +187,11 @@ class SquareNet:
             raise ValueError(f"cannot read square model {path}: {exc}") from None
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
-        """(N, 5) class probabilities (order of ``CLASSES``) for rows of :func:`board_inputs`."""
+        """(N, 6) class probabilities (order of ``CLASSES``) for rows of :func:`board_inputs`."""
         return self.forward(describe(x))
 
     def forward(self, d: np.ndarray) -> np.ndarray:
-        """(N, 5) class probabilities for rows of :func:`describe` (small products: one BLAS thread)."""
+        """(N, 6) class probabilities for rows of :func:`describe` (small products: one BLAS thread)."""
         h = (np.asarray(d, dtype=np.float32) - self.mu) / self.sd
         for k, (w, b) in enumerate(self.layers):
             h = h @ w + b
@@ -194,24 +202,33 @@ class SquareNet:
         return e / e.sum(axis=1, keepdims=True)
 
 
-def decide(prob: np.ndarray, king_threshold: float = KING_THRESHOLD) -> tuple[np.ndarray, np.ndarray]:
-    """Classes (N,) in 0..4 and confidences from probabilities: a king only when it is very likely.
+def decide(prob: np.ndarray, king_threshold: float = KING_THRESHOLD,
+           covered_threshold: float = COVERED_THRESHOLD) -> tuple[np.ndarray, np.ndarray]:
+    """Classes (N,) in 0..5 and confidences from probabilities: a king only when it is very likely.
 
     Below ``king_threshold`` a king's probability counts for the man of its colour, so an uncertain
-    crown never makes a piece disappear or change colour.
+    crown never makes a piece disappear or change colour. A square is ``COVERED`` when that is more
+    likely than ``covered_threshold``; otherwise the best of the other classes is read, its probability
+    (kings and men of a colour together) the confidence.
     """
     p = np.asarray(prob, dtype=np.float64)
     merged = np.stack([p[:, 0], p[:, 1] + p[:, 3], p[:, 2] + p[:, 4]], axis=1)
     colour = np.argmax(merged, axis=1)
     labels = colour.copy()
     king = np.where(colour == 1, p[:, 3], np.where(colour == 2, p[:, 4], 0.0))
-    crowned = king >= king_threshold * merged[np.arange(len(p)), colour]
+    rows = np.arange(len(p))
+    crowned = king >= king_threshold * merged[rows, colour]
     labels[crowned & (colour > 0)] += 2
-    return labels, merged[np.arange(len(p)), colour]
+    conf = merged[rows, colour]
+    if p.shape[1] > COVERED:
+        hidden = p[:, COVERED] > covered_threshold
+        labels[hidden] = COVERED
+        conf = np.where(hidden, p[:, COVERED], conf)
+    return labels, conf
 
 
 def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 1.0) -> np.ndarray:
-    """Network probabilities (N, 5) times those of a learned ``vision.classify.ColourModel`` on ``vec``.
+    """Network probabilities (N, 6) times those of a learned ``vision.classify.ColourModel`` on ``vec``.
 
     The colour model was learned from this board's start position, so it knows this board's woods and
     pieces; the network knows shapes and kings, and only boards like those it was trained on. The plain
@@ -221,7 +238,9 @@ def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 
     z = (vec[:, None, :] - model.mean[None]) / model.std[None]
     a = -temper * (0.5 * (z ** 2).sum(axis=2) + np.log(model.std).sum(axis=1)[None])
     a -= a.max(axis=1, keepdims=True)
-    out = prob * np.exp(a)[:, COLOUR_OF]
+    like = np.exp(a)[:, COLOUR_OF]
+    like[:, COVERED] = 1.0  # the colour model knows nothing of hands: it leaves "covered" as the network says
+    out = prob * like
     return out / out.sum(axis=1, keepdims=True)
 
 
@@ -231,5 +250,5 @@ def default_net() -> SquareNet:
     return SquareNet.load(MODEL_PATH)
 
 
-__all__ = ["CLASSES", "COLOUR_OF", "KING_THRESHOLD", "MODEL_PATH", "N_DESC", "N_INPUT", "SquareNet", "board_inputs",
-           "decide", "default_net", "describe", "with_colour_model"]
+__all__ = ["CLASSES", "COLOUR_OF", "COVERED", "COVERED_THRESHOLD", "KING_THRESHOLD", "MODEL_PATH", "N_DESC", "N_INPUT",
+           "SquareNet", "board_inputs", "decide", "default_net", "describe", "with_colour_model"]

@@ -3,13 +3,15 @@
     .venv/bin/python -m vision.train_squares render --scenes 900 --boards 4 --out /tmp/squares2.npz
     .venv/bin/python -m vision.train_squares render --scenes 400 --boards 4 --seed 2610 \
         --sizes 480x270,640x360,960x540 --out /tmp/squares3.npz
+    .venv/bin/python -m vision.train_squares render --scenes 320 --boards 3 --seed 2611 --hand-rate 0.9 \
+        --covered --holding-rate 0.3 --out /tmp/squares_hands.npz   # hands: covered squares labelled '?'
     .venv/bin/python -m vision.train_squares train --data /tmp/squares2.npz /tmp/squares3.npz \
-        --out vision/models/squarenet.npz          # the committed weights
+        /tmp/squares_hands.npz --out vision/models/squarenet.npz   # the committed weights
     .venv/bin/python -m vision.train_squares train --data /tmp/squares2.npz /tmp/squares3.npz --holdout \
         --out /tmp/squarenet_holdout.npz           # the transfer test: no held-out wood/piece/light
 
 Scenes come from ``vision.render.random_scene_params`` driven by ``np.random.default_rng([seed, scene])``
-(seed ``TRAIN_SEED`` = 2609, and 2610 for the small frames) — a generator family disjoint from the
+(seed ``TRAIN_SEED`` = 2609, 2610 for the small frames, 2611 for the hands) — a generator family disjoint from the
 benchmark's (``vision.bench`` draws its scenes from ``default_rng(1)`` and its noise seeds 0…n and
 10 000…). Each scene is rendered with several boards
 (more kings than in a game, some hands); the square labels come from the board string rendered. The top
@@ -32,7 +34,7 @@ import cv2
 import numpy as np
 
 from vision.cells import features, warp_lattice
-from vision.squarenet import CLASSES, board_inputs, describe
+from vision.squarenet import CLASSES, COVERED, board_inputs, describe
 
 TRAIN_SEED = 2609  # the generator family of the training scenes (never the benchmark's seed 1)
 HOLDOUT = {"dark_wood": 3, "light_piece": 3, "dark_piece": 2}  # indices into the renderer's palettes
@@ -93,10 +95,14 @@ def board_samples(image: np.ndarray, corners: dict, rng: np.random.Generator | N
 
 
 def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_SEED,
-                   sizes: tuple[tuple[int, int], ...] | None = None) -> dict[str, np.ndarray]:
-    """Render the training set: inputs, labels (0..4), held-out flag and scene id per square.
+                   sizes: tuple[tuple[int, int], ...] | None = None, hand_rate: float = 0.2,
+                   covered: bool = False, holding_rate: float = 0.0) -> dict[str, np.ndarray]:
+    """Render the training set: inputs, labels (0..5), held-out flag and scene id per square.
 
     ``sizes``: frame sizes drawn uniformly per scene; None draws 1280×720 (60 %) or 640×360.
+    ``hand_rate``: share of boards with a hand or arm over them. Squares the renderer marks occluded are
+    left out, or with ``covered`` kept with the label ``COVERED`` (what the network must learn to say
+    when a hand hides a square). ``holding_rate``: share of those hands holding a piece.
     """
     from vision.geometry import SQUARE_NAMES
     from vision.render import HandPose, render_scene
@@ -113,13 +119,17 @@ def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_S
         for _ in range(boards_per_scene):
             board = "wwwwwwwwwwww........bbbbbbbbbbbb" if rng.random() < 0.1 else training_board(rng)
             hand = None
-            if rng.random() < 0.2:
-                hand = HandPose(target_square=str(rng.choice(SQUARE_NAMES)), height_mm=float(rng.uniform(15, 80)))
+            if rng.random() < hand_rate:
+                hand = HandPose(target_square=str(rng.choice(SQUARE_NAMES)), height_mm=float(rng.uniform(15, 80)),
+                                holding=str(rng.choice(["w", "b", "W", "B"])) if rng.random() < holding_rate else None)
             r = render_scene(board, params, hand=hand, seed=int(rng.integers(2**31)))
-            keep = np.array([o == "0" for o in r.occluded])
+            hidden = np.array([o == "1" for o in r.occluded])
+            keep = np.ones(32, dtype=bool) if covered else ~hidden
             x = board_samples(r.image, r.corners, rng)
+            labels = np.array([CLASSES.index(c) for c in board])
+            labels[hidden] = COVERED
             xs.append(x[keep])
-            ys.append(np.array([CLASSES.index(c) for c in board])[keep])
+            ys.append(labels[keep])
             held.append(np.full(int(keep.sum()), is_held))
             scene_id.append(np.full(int(keep.sum()), s))
         if (s + 1) % 10 == 0:
@@ -200,6 +210,9 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--boards", type=int, default=4, help="boards per scene")
     r.add_argument("--out", required=True)
     r.add_argument("--seed", type=int, default=TRAIN_SEED, help=f"scene generator family (default {TRAIN_SEED})")
+    r.add_argument("--hand-rate", type=float, default=0.2, help="share of boards with a hand over them")
+    r.add_argument("--covered", action="store_true", help="keep occluded squares, labelled covered ('?')")
+    r.add_argument("--holding-rate", type=float, default=0.0, help="share of the hands holding a piece")
     r.add_argument("--sizes", default=None,
                    help="frame sizes drawn uniformly per scene, e.g. 480x270,640x360 (default: 60 %% 1280x720, "
                         "40 %% 640x360)")
@@ -217,9 +230,10 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError:
             print(f"train_squares: --sizes must look like 1280x720,640x360, not {args.sizes!r}", file=sys.stderr)
             return 2
-        data = render_dataset(args.scenes, args.boards, args.seed, sizes)
+        data = render_dataset(args.scenes, args.boards, args.seed, sizes, args.hand_rate, args.covered,
+                              args.holding_rate)
         np.savez_compressed(args.out, **data)
-        print(f"{len(data['y'])} squares, per class {np.bincount(data['y'], minlength=5).tolist()}, "
+        print(f"{len(data['y'])} squares, per class {np.bincount(data['y'], minlength=len(CLASSES)).tolist()}, "
               f"{int(data['held'].sum())} from held-out scenes -> {args.out}")
         return 0
     parts = []
@@ -251,8 +265,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def confusion(truth: np.ndarray, pred: np.ndarray) -> np.ndarray:
-    """5×5 counts, rows truth, columns prediction."""
-    c = np.zeros((5, 5), dtype=np.int64)
+    """Counts per class pair, rows truth, columns prediction (order of ``CLASSES``)."""
+    c = np.zeros((len(CLASSES), len(CLASSES)), dtype=np.int64)
     np.add.at(c, (truth, pred), 1)
     return c
 
