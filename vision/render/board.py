@@ -44,7 +44,9 @@ def board_texture(params: SceneParams, rng: np.random.Generator, ppmm: float) ->
     img[along_y] = frame_tex.transpose(1, 0, 2)[along_y]
     off = g.frame_mm * ppmm
     # playing squares (the texture's row 0 is y = y0, i.e. White's edge; flipped later by the homography)
-    edges = np.round(off + np.arange(9) * sq).astype(int)
+    exact = off + np.arange(9) * sq  # square edges in texel-boundary units (texel u spans [u, u + 1))
+    edges = np.round(exact).astype(int)  # the veneer blocks end on whole texels
+    at = np.round((exact - 0.5) * 16).astype(int)  # lines drawn at the true edges (texel centres, 1/16 texel)
     for r in range(8):
         for f in range(8):
             src = dark if (f + r) % 2 == 0 else light
@@ -63,16 +65,16 @@ def board_texture(params: SceneParams, rng: np.random.Generator, ppmm: float) ->
     # veneer joints: every square edge shows as a faint dark seam, even without inlaid lines
     seams = img.copy()
     sw = max(1, int(round(0.35 * ppmm)))
-    for e in edges:
-        cv2.line(seams, (int(edges[0]), int(e)), (int(edges[-1]), int(e)), line, sw, cv2.LINE_AA)
-        cv2.line(seams, (int(e), int(edges[0])), (int(e), int(edges[-1])), line, sw, cv2.LINE_AA)
+    for e in at:
+        cv2.line(seams, (int(at[0]), int(e)), (int(at[-1]), int(e)), line, sw, cv2.LINE_AA, 4)
+        cv2.line(seams, (int(e), int(at[0])), (int(e), int(at[-1])), line, sw, cv2.LINE_AA, 4)
     img = cv2.addWeighted(img, 0.7, seams, 0.3, 0)
     if params.border_lines:
-        for e in edges:
-            cv2.line(img, (int(edges[0]), int(e)), (int(edges[-1]), int(e)), line, lw, cv2.LINE_AA)
-            cv2.line(img, (int(e), int(edges[0])), (int(e), int(edges[-1])), line, lw, cv2.LINE_AA)
+        for e in at:
+            cv2.line(img, (int(at[0]), int(e)), (int(at[-1]), int(e)), line, lw, cv2.LINE_AA, 4)
+            cv2.line(img, (int(e), int(at[0])), (int(e), int(at[-1])), line, lw, cv2.LINE_AA, 4)
     if g.frame_mm > 0:  # the joint between frame and playing area
-        cv2.rectangle(img, (int(edges[0]), int(edges[0])), (int(edges[-1]), int(edges[-1])), line, lw, cv2.LINE_AA)
+        cv2.rectangle(img, (int(at[0]), int(at[0])), (int(at[-1]), int(at[-1])), line, lw, cv2.LINE_AA, 4)
         cv2.rectangle(img, (0, 0), (n - 1, n - 1), (20, 25, 30), lw, cv2.LINE_AA)
     return cv2.GaussianBlur(img, (0, 0), 0.5)
 
@@ -200,7 +202,9 @@ def static_layer(params: SceneParams, view: View) -> tuple[np.ndarray, np.ndarra
     corners3 = g.outer_corners3d(0.0)
     ppmm = _ppmm(view, corners3, x1 - x0)
     tex = board_texture(params, rng, ppmm)
-    T = np.array([[1 / ppmm, 0, x0], [0, 1 / ppmm, y0], [0, 0, 1]])
+    # texel (u, v) is the area [u, u + 1) × [v, v + 1): its centre, the point warpPerspective samples, lies
+    # half a texel in
+    T = np.array([[1 / ppmm, 0, x0 + 0.5 / ppmm], [0, 1 / ppmm, y0 + 0.5 / ppmm], [0, 0, 1]])
     H = view.plane_homography(0.0, T)
     w, h = view.size
     warped = cv2.warpPerspective(tex, H, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
