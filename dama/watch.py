@@ -164,7 +164,7 @@ def real_vision(profile: str | None) -> VisionLike:
 
     try:
         live = LiveCalibration(load_profile(profile))
-        pipeline = VisionPipeline(profile=live.pipeline_profile())
+        pipeline = live.pipeline()  # reads with, and adapts, the profile's own colour model
     except ValueError as exc:  # ProfileError names the file and the problem
         raise WatchError(f"--profile {profile}: {exc}") from None
     if live.profile.camera is None or not any(live.profile.camera.dist):
