@@ -46,7 +46,45 @@ def find_pattern(frame: np.ndarray, spec: PatternSpec) -> np.ndarray | None:
         spacing = np.min(np.linalg.norm(np.diff(pts.reshape(size[1], size[0], 2), axis=1), axis=2))
         win = int(max(2, min(11, spacing / 3)))
         corners = cv2.cornerSubPix(gray, corners, (win, win), (-1, -1), criteria)
-    return corners.reshape(-1, 2).astype(np.float32)
+    pts = corners.reshape(-1, 2).astype(np.float32)
+    if not _quiet_zone(gray, pts, size):
+        return None  # a checkered grid that goes on: the draughts board itself, not the printed pattern
+    return pts
+
+
+def _quiet_zone(gray: np.ndarray, corners: np.ndarray, inner: tuple[int, int]) -> bool:
+    """Is the detected grid ringed by plain paper, as the printed pattern is (a square's width of margin)?
+
+    The draughts board is a checkered grid too, and a 9×6 pattern's inner corners fit inside its 9×9
+    grid lines (the playing area's edge counts as one): there a row beyond the detected squares is
+    more squares or the dark frame. Samples outside the picture are not judged.
+    """
+    nx, ny = inner
+    grid = np.array([(i, j) for j in range(ny) for i in range(nx)], dtype=np.float32)
+    h, _ = cv2.findHomography(grid, corners)
+    if h is None:
+        return True
+
+    def sample(points: np.ndarray) -> np.ndarray:
+        img = cv2.perspectiveTransform(points.reshape(-1, 1, 2).astype(np.float32), h).reshape(-1, 2)
+        ok = (img[:, 0] >= 0) & (img[:, 0] < gray.shape[1] - 1) & (img[:, 1] >= 0) & (img[:, 1] < gray.shape[0] - 1)
+        xy = np.round(img[ok]).astype(int)
+        return gray[xy[:, 1], xy[:, 0]].astype(np.float64)
+
+    # the pattern's own squares (centres at half-integers from -0.5 to n - 0.5), light and dark
+    cells = np.array([(i + 0.5, j + 0.5) for j in range(-1, ny) for i in range(-1, nx)], dtype=np.float32)
+    light_mask = ((np.floor(cells[:, 0]) + np.floor(cells[:, 1])) % 2 == 0)
+    a, b = sample(cells[light_mask]), sample(cells[~light_mask])
+    if not len(a) or not len(b):
+        return True
+    light, dark = max(a.mean(), b.mean()), min(a.mean(), b.mean())
+    # the ring a square beyond them, in the middle of the printed margin
+    xs = np.arange(-1, nx + 1) - 0.5
+    ys = np.arange(-1, ny + 1) - 0.5
+    ring = np.concatenate([[(x, -1.5) for x in xs], [(x, ny + 0.5) for x in xs],
+                           [(-1.5, y) for y in ys], [(nx + 0.5, y) for y in ys]]).astype(np.float32)
+    margin = sample(ring)
+    return not len(margin) or bool(margin.min() > (light + dark) / 2)
 
 
 def _tilt(corners: np.ndarray, spec: PatternSpec) -> float:
