@@ -16,7 +16,7 @@ profiles (a round piece is a radial profile), 78 numbers in all.
 The sixth class, covered, is a square a hand or arm hides (the renderer's ground truth: a fifth of the
 square's middle under the hand); it is reported ``?``.
 
-The model is a small multilayer perceptron in plain numpy (78 → 64 → 32 → 6, softmax), trained offline by
+The model is a small multilayer perceptron in plain numpy (78 → 128 → 64 → 6, softmax), trained offline by
 ``vision/train_squares.py`` on rendered scenes; its weights are ``vision/models/squarenet.npz``. A forward
 pass for 32 squares is a few small matrix products (well under a millisecond).
 
@@ -159,7 +159,7 @@ def describe(x: np.ndarray) -> np.ndarray:
 class SquareNet:
     """The trained network: ``probabilities(x)`` (N, 6) for inputs from :func:`board_inputs`.
 
-    Layers: :func:`describe` (N_DESC numbers) → 64 → 32 → 6, ReLU, softmax; inputs standardised by the
+    Layers: :func:`describe` (N_DESC numbers) → 128 → 64 → 6, ReLU, softmax; inputs standardised by the
     training set's mean and spread (``mu``, ``sd``).
     """
 

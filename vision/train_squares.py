@@ -1,13 +1,15 @@
 """Train the square classifier (``vision/squarenet.py``) on rendered scenes; offline, CPU only, seeded.
 
-    .venv/bin/python -m vision.train_squares render --scenes 900 --boards 4 --out /tmp/squares2.npz
+    .venv/bin/python -m vision.train_squares render --scenes 900 --boards 4 --covered --holding-rate 0.3 \
+        --out /tmp/squares2.npz
     .venv/bin/python -m vision.train_squares render --scenes 400 --boards 4 --seed 2610 \
-        --sizes 480x270,640x360,960x540 --out /tmp/squares3.npz
+        --sizes 480x270,640x360,960x540 --covered --holding-rate 0.3 --out /tmp/squares3.npz
     .venv/bin/python -m vision.train_squares render --scenes 320 --boards 3 --seed 2611 --hand-rate 0.9 \
         --covered --holding-rate 0.3 --out /tmp/squares_hands.npz   # hands: covered squares labelled '?'
     .venv/bin/python -m vision.train_squares train --data /tmp/squares2.npz /tmp/squares3.npz \
         /tmp/squares_hands.npz --out vision/models/squarenet.npz   # the committed weights
-    .venv/bin/python -m vision.train_squares train --data /tmp/squares2.npz /tmp/squares3.npz --holdout \
+    .venv/bin/python -m vision.train_squares train --data /tmp/squares2.npz /tmp/squares3.npz \
+        /tmp/squares_hands.npz --holdout \
         --out /tmp/squarenet_holdout.npz           # the transfer test: no held-out wood/piece/light
 
 Scenes come from ``vision.render.random_scene_params`` driven by ``np.random.default_rng([seed, scene])``
@@ -138,7 +140,7 @@ def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_S
             "held": np.concatenate(held), "scene": np.concatenate(scene_id)}
 
 
-def train(x: np.ndarray, y: np.ndarray, hidden: tuple[int, int] = (64, 32), epochs: int = 40, seed: int = 0,
+def train(x: np.ndarray, y: np.ndarray, hidden: tuple[int, int] = (128, 64), epochs: int = 40, seed: int = 0,
           batch: int = 256, lr: float = 2e-3, decay: float = 1e-4) -> dict[str, np.ndarray]:
     """Softmax MLP on :func:`describe` rows (turn-invariant, so no augmentation), Adam with a cosine
     schedule and class weights; returns the weights for SquareNet."""
@@ -220,6 +222,7 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--data", required=True, nargs="+", help="one or more rendered sets")
     t.add_argument("--out", required=True)
     t.add_argument("--epochs", type=int, default=40)
+    t.add_argument("--hidden", default="128,64", help="hidden layer sizes (default 128,64)")
     t.add_argument("--holdout", action="store_true", help="leave out every square of a held-out scene")
     args = ap.parse_args(argv)
     cv2.setNumThreads(1)
@@ -252,7 +255,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.holdout:
         x, y, val = x[~held], y[~held], val[~held]
     desc = np.concatenate([describe(x[i:i + 20_000]) for i in range(0, len(x), 20_000)])
-    weights = train(desc[~val], y[~val], epochs=args.epochs)
+    try:
+        hidden = tuple(int(v) for v in args.hidden.split(","))
+    except ValueError:
+        print(f"train_squares: --hidden must look like 64,32, not {args.hidden!r}", file=sys.stderr)
+        return 2
+    weights = train(desc[~val], y[~val], hidden=hidden, epochs=args.epochs)
     from vision.squarenet import SquareNet, decide
 
     net = SquareNet(weights)
