@@ -26,10 +26,12 @@ from vision.geometry import CORNER_NAMES, START_BOARD, image_to_topview
 from vision.localize import BoardFit, NotFound, check_fit, localize, refine, to_gray
 from vision.occlusion import HandWatch, hidden_dark_cells, light_cover
 from vision.squarenet import CLASSES, COLOUR_OF, COVERED, board_inputs, decide, default_net, with_colour_model
+from vision.viewpoint import viewpoint
 
 PROFILE_VERSION = 1
 TOPVIEW_SIZE = 256
-SMOOTHING = 0.3  # weight of the newest frame in a still square's running average of probabilities
+MIN_START_AGREEMENT = 0.9  # share of squares a start-position frame must read back after learning from it
+SMOOTHING = 0.5  # weight of the newest frame in a still square's running average of probabilities
 CHARS = np.array(list(CLASSES))  # . w b W B ?
 
 
@@ -195,7 +197,8 @@ class VisionPipeline:
         # model learned from this board's start position, when there is one, sharpens its colours.
         bare = bare_dark_colour(feat, fit.bright_parity, ~covered, ref)
         if self.squares == "net":
-            prob = default_net().probabilities(board_inputs(top, feat, fit.bright_parity, ~covered, vec, bare))
+            shift = viewpoint(fit.h, (frame.shape[1], frame.shape[0])).shift(dark_cells(fit.bright_parity) + 0.5)
+            prob = default_net().probabilities(board_inputs(top, feat, fit.bright_parity, ~covered, vec, bare, shift))
         if self.model is None:
             if self.squares == "net":
                 labels = COLOUR_OF[decide(prob)[0]]
@@ -338,6 +341,7 @@ class VisionPipeline:
         ``orientation_ok``, ``agreement`` (share of squares then read as the start position).
         """
         self.reset_tracking()
+        saved_side = self._rotation, self._a1_xy
         self._rotation = None
         saved, self.model = self.model, None
         res = self.process(frame)
@@ -354,6 +358,15 @@ class VisionPipeline:
         self.model = ColourModel.learn(vec, self._start_truth(fit, k))
         res = self.process(frame)
         agreement = sum(a == b for a, b in zip(res.board, START_BOARD, strict=True)) / 32
+        if agreement < MIN_START_AGREEMENT:
+            # Classes learned from a board that is not the start position (a hand over it, pieces not set
+            # up, a board whose pieces stand on the light squares) do not even read their own frame back.
+            self.model = saved
+            self._rotation, self._a1_xy = saved_side
+            self.reset_tracking()
+            return {"ok": False, "agreement": agreement,
+                    "reason": f"the board does not look like the start position (only {round(agreement * 32)} "
+                              "of 32 squares read back as it): set up the pieces, nothing over the board"}
         return {"ok": True, "reason": None, "orientation_ok": res.orientation_ok, "agreement": agreement,
                 "corners": res.corners, "white_side": _side_of(res.corners) if res.corners else None}
 

@@ -10,8 +10,11 @@ light-minus-dark lightness contrast. Wood tone, light colour and exposure are th
 network sees only how the square departs from its own board. Twelve numbers complete the input: the
 pipeline's eight cell features (``vision.classify.cell_vectors``) in the same units, and four
 board-level ones (the bare dark square's colour relative to the light squares, the contrast), which
-tell it what "empty" looks like here. :func:`describe` turns each patch into turn-invariant ring
-profiles (a round piece is a radial profile), 78 numbers in all.
+tell it what "empty" looks like here; two more give the top view's shift per unit height at the square
+(``vision.viewpoint``: where the camera stands, from the homography). :func:`describe` turns each patch
+into turn-invariant ring profiles (a round piece is a radial profile) and two lightness profiles along
+and across the direction away from the camera (a crowned king, twice a man's height, stretches twice as
+far that way), 99 numbers in all.
 
 The sixth class, covered, is a square a hand or arm hides (the renderer's ground truth: a fifth of the
 square's middle under the hand); it is reported ``?``.
@@ -40,12 +43,14 @@ COVERED = 5
 MARGIN = 5  # top-view px added around a square (a quarter square at CELL = 20)
 SIDE = CELL + 2 * MARGIN  # lightness patch side (full resolution)
 PATCH = SIDE // 2  # colour patch side (half resolution)
-N_SCALARS = 12
+N_SCALARS = 14  # 8 cell features, 3 bare-square colour, 1 contrast, 2 the top view's shift per unit height
 N_INPUT = SIDE * SIDE + PATCH * PATCH * 2 + N_SCALARS
 KING_THRESHOLD = 0.99  # share of a piece's probability a king needs to be reported as one
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "squarenet.npz"
 COLOUR_OF = np.array([0, 1, 2, 1, 2, 0])  # class -> colour class of vision.classify (empty, light, dark); covered
 # squares are hidden by the caller, their colour class never read
+COLOUR_FEATURES = 6  # of vision.classify.cell_vectors: centre − light reference (3), centre − corners (3)
+COVERED_FIT = 5.0  # rms z-score of a square's colours to its best colour class beyond which a hand is likely
 COVERED_THRESHOLD = 0.95  # probability of "covered" above which a square is reported "?" (tall kings at the
 # board's edge under a steep camera can look half like an arm; measured on the benchmark scenes, docs/vision.md)
 
@@ -79,12 +84,14 @@ def _cell_patches(img: np.ndarray, step: int, side: int) -> np.ndarray:
 
 def board_inputs(top_bgr: np.ndarray, feat: CellFeatures, bright_parity: int,
                  light_ok: np.ndarray | None = None, vec: np.ndarray | None = None,
-                 bare: np.ndarray | None = None) -> np.ndarray:
+                 bare: np.ndarray | None = None, shift: np.ndarray | None = None) -> np.ndarray:
     """(32, N_INPUT) float32 network inputs for the dark cells in lattice order (see module docstring).
 
     ``light_ok`` (8, 8) bool marks light cells not covered by a hand; covered ones are left out of the
     light references. ``vec`` (``cell_vectors``) and ``bare`` (``bare_dark_colour``) may be passed in
-    when the caller has them already (the pipeline does), with the same ``light_ok``.
+    when the caller has them already (the pipeline does), with the same ``light_ok``. ``shift`` (32, 2) is
+    how far, in squares, a point one square above each dark cell's centre lands in the top view
+    (``vision.viewpoint``); None means a camera straight above the board.
     """
     if not isinstance(top_bgr, np.ndarray) or top_bgr.shape != (8 * CELL, 8 * CELL, 3):
         raise ValueError(f"top view must be {8 * CELL}x{8 * CELL} BGR, got {getattr(top_bgr, 'shape', None)}")
@@ -104,15 +111,19 @@ def board_inputs(top_bgr: np.ndarray, feat: CellFeatures, bright_parity: int,
     out = np.empty((32, N_INPUT), dtype=np.float32)
     out[:, :SIDE * SIDE] = lum.reshape(32, -1)
     out[:, SIDE * SIDE:-N_SCALARS] = ab.reshape(32, -1)
-    out[:, -N_SCALARS:-4] = vec / scale
-    out[:, -4:-1] = bare / scale
-    out[:, -1] = np.log(scale / 30.0)
+    out[:, -N_SCALARS:-6] = vec / scale
+    out[:, -6:-3] = bare / scale
+    out[:, -3] = np.log(scale / 30.0)
+    out[:, -2:] = 0.0 if shift is None else shift
     return out
 
 
 N_RINGS = 11  # rings of RING_PX around the patch centre (the last takes everything farther out)
 RING_PX = 1.5
-N_DESC = 4 * N_RINGS + 2 * N_RINGS + N_SCALARS
+N_PROFILE = 10  # bins of the lightness profiles along and across the direction away from the camera
+PROFILE_PX = SIDE / N_PROFILE
+STRIP_PX = 5.0  # half width of the strip a profile is taken in
+N_DESC = 4 * N_RINGS + 2 * N_RINGS + 2 * N_PROFILE + 1 + N_SCALARS - 2
 
 
 @lru_cache(maxsize=4)
@@ -153,7 +164,40 @@ def describe(x: np.ndarray) -> np.ndarray:
     order_ab, starts_ab, inv_ab, _ = _rings(PATCH, 2.0)
     ab = x[:, SIDE * SIDE:-N_SCALARS].reshape(n, PATCH * PATCH, 2)[:, order_ab]
     ring_ab = (np.add.reduceat(ab, starts_ab, axis=1) * inv_ab[:, None]).transpose(0, 2, 1).reshape(n, -1)
-    return np.concatenate([mean, spread, h1, h2, ring_ab, x[:, -N_SCALARS:]], axis=1)
+    shift = x[:, -2:]
+    along, across = _height_profiles(x[:, :SIDE * SIDE], shift)
+    return np.concatenate([mean, spread, h1, h2, ring_ab, along, across,
+                           np.linalg.norm(shift, axis=1, keepdims=True), x[:, -N_SCALARS:-2]], axis=1)
+
+
+@lru_cache(maxsize=1)
+def _patch_xy() -> tuple[np.ndarray, np.ndarray]:
+    yy, xx = np.mgrid[0:SIDE, 0:SIDE] + 0.5 - SIDE / 2
+    return xx.ravel().astype(np.float32), yy.ravel().astype(np.float32)
+
+
+def _height_profiles(lum: np.ndarray, shift: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(N, N_PROFILE) × 2: mean lightness in bins along the direction away from the camera and across it.
+
+    Height shows in the top view as a stretch away from the camera: a king's top lands twice as far
+    out as a man's. The two profiles, with the expected shift per unit height beside them, let the
+    network compare a piece's length along that direction with its width.
+    """
+    n = len(lum)
+    xx, yy = _patch_xy()
+    norm = np.linalg.norm(shift, axis=1, keepdims=True)
+    e = np.where(norm > 1e-3, shift / np.maximum(norm, 1e-9), np.array([[1.0, 0.0]])).astype(np.float32)
+    a = e[:, :1] * xx + e[:, 1:] * yy  # (n, pixels) along
+    b = -e[:, 1:] * xx + e[:, :1] * yy  # across
+    out = []
+    for pos, other in ((a, b), (b, a)):
+        bins = np.clip(((pos + SIDE / 2) / PROFILE_PX).astype(np.int64), 0, N_PROFILE - 1)
+        inside = np.abs(other) < STRIP_PX
+        index = (np.arange(n)[:, None] * N_PROFILE + bins)[inside]
+        sums = np.bincount(index, weights=lum[inside], minlength=n * N_PROFILE)
+        counts = np.bincount(index, minlength=n * N_PROFILE)
+        out.append((sums / np.maximum(counts, 1)).reshape(n, N_PROFILE).astype(np.float32))
+    return out[0], out[1]
 
 
 class SquareNet:
@@ -227,19 +271,25 @@ def decide(prob: np.ndarray, king_threshold: float = KING_THRESHOLD,
     return labels, conf
 
 
-def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 1.0) -> np.ndarray:
+def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 0.5) -> np.ndarray:
     """Network probabilities (N, 6) times those of a learned ``vision.classify.ColourModel`` on ``vec``.
 
     The colour model was learned from this board's start position, so it knows this board's woods and
-    pieces; the network knows shapes and kings, and only boards like those it was trained on. The plain
-    product (``temper`` 1) leans on the board's own model: on boards whose woods and pieces the network
-    never saw it keeps the colour model's accuracy (docs/vision.md); ``temper`` < 1 would flatten it.
+    pieces; the network knows shapes and kings, and only boards like those it was trained on. ``temper``
+    weighs the colour model's vote: 1 leans on it fully, which a shadow or lighting the start position
+    did not have misleads (its Gaussians are narrow); 0.5 keeps its accuracy on woods and pieces the
+    network never saw and lets the network carry shadows (docs/vision.md).
     """
     z = (vec[:, None, :] - model.mean[None]) / model.std[None]
-    a = -temper * (0.5 * (z ** 2).sum(axis=2) + np.log(model.std).sum(axis=1)[None])
+    log_std = np.log(model.std).sum(axis=1)[None]
+    a = -temper * (0.5 * (z ** 2).sum(axis=2) + log_std)
     a -= a.max(axis=1, keepdims=True)
     like = np.exp(a)[:, COLOUR_OF]
-    like[:, COVERED] = 1.0  # the colour model knows nothing of hands: it leaves "covered" as the network says
+    # "Covered" stays as the network says unless the square's colours (centre and corners against its
+    # light neighbours) fit one of this board's own classes: then the network, on woods or pieces it never
+    # saw, has taken a piece for a hand. Kings differ from men in shape, not colour, so only colours count.
+    fit = np.sqrt((z[:, :, :COLOUR_FEATURES] ** 2).mean(axis=2)).min(axis=1)
+    like[:, COVERED] = 1.0 / (1.0 + np.exp(-2.0 * (fit - COVERED_FIT)))
     out = prob * like
     return out / out.sum(axis=1, keepdims=True)
 

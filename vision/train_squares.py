@@ -30,13 +30,16 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+import zipfile
 from dataclasses import replace
 
 import cv2
 import numpy as np
 
 from vision.cells import features, warp_lattice
+from vision.classify import dark_cells
 from vision.squarenet import CLASSES, COVERED, board_inputs, describe
+from vision.viewpoint import viewpoint
 
 TRAIN_SEED = 2609  # the generator family of the training scenes (never the benchmark's seed 1)
 HOLDOUT = {"dark_wood": 3, "light_piece": 3, "dark_piece": 2}  # indices into the renderer's palettes
@@ -93,7 +96,8 @@ def board_samples(image: np.ndarray, corners: dict, rng: np.random.Generator | N
     top = warp_lattice(image, h)
     # lattice (u, v) = (file, rank): a1 is dark, so the bright cells have odd parity and the dark cells
     # in lattice order are exactly the observation order a1 c1 … h8
-    return board_inputs(top, features(top, 1), 1)
+    shift = viewpoint(h, (image.shape[1], image.shape[0])).shift(dark_cells(1) + 0.5)
+    return board_inputs(top, features(top, 1), 1, shift=shift)
 
 
 def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_SEED,
@@ -246,7 +250,7 @@ def main(argv: list[str] | None = None) -> int:
                 # scene ids kept apart per set (the validation split takes the last tenth of each)
                 sc = d["scene"].astype(np.float64)
                 parts.append((d["x"], d["y"], d["held"], sc / (sc.max() + 1) + k))
-    except (OSError, KeyError, ValueError) as exc:
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
         print(f"train_squares: cannot read {path}: {exc}", file=sys.stderr)
         return 2
     x, y, held, scene = (np.concatenate(a) for a in zip(*parts, strict=True))

@@ -77,3 +77,45 @@ def test_top_view_size_checked(get_scene):
     sc = get_scene(3)
     with pytest.raises(ValueError, match="top view"):
         board_inputs(sc.image, None, 1)
+
+
+def test_decide_reports_covered_only_when_sure():
+    p = np.array([[0.01, 0.01, 0.0, 0.0, 0.0, 0.98],   # a hand over it
+                  [0.3, 0.0, 0.1, 0.0, 0.0, 0.6],      # maybe a hand: the likelier square wins
+                  [0.02, 0.9, 0.0, 0.0, 0.0, 0.08]])
+    labels, conf = decide(p)
+    assert "".join(CLASSES[k] for k in labels) == "?.w"
+    assert conf[0] == pytest.approx(0.98)
+
+
+def test_the_boards_own_colour_model_overrules_a_stray_covered():
+    from vision.classify import ColourModel
+    from vision.squarenet import with_colour_model
+
+    rng = np.random.default_rng(0)
+    truth = np.array([0] * 8 + [1] * 12 + [2] * 12)
+    centres = np.array([[0.0] * 8, [40.0] * 8, [-20.0] * 8])
+    vec = centres[truth] + rng.normal(0, 1.0, (32, 8))
+    model = ColourModel.learn(vec, truth)
+    net = np.tile([0.02, 0.02, 0.0, 0.0, 0.0, 0.96], (2, 1))  # the network takes both for a hand
+    seen = np.vstack([centres[1] + 0.5, [200.0] * 8])  # a light man as learned; something else entirely
+    labels, _ = decide(with_colour_model(net, model, seen))
+    assert "".join(CLASSES[k] for k in labels) == "w?"
+
+
+def test_a_hand_hides_squares_instead_of_inventing_pieces():
+    from vision.render import HandPose, random_scene_params, render_scene
+
+    hidden = invented = 0
+    for seed in (2, 7, 12):
+        params = random_scene_params(np.random.default_rng(seed), size=(960, 540), tilt_max=30.0, fill=(0.7, 0.9))
+        board = "wwwwwwwwwwww........bbbbbbbbbbbb"
+        r = render_scene(board, params, hand=HandPose(target_square="d4", height_mm=25.0), seed=seed)
+        got = _read(r.image, r.corners)
+        for g, t, o in zip(got, board, r.occluded, strict=True):
+            if o == "1":
+                hidden += g == "?"
+                invented += g not in ("?", t)
+            else:
+                assert g.lower() == t.lower() or g == "?", (seed, got)
+    assert hidden >= 3 and invented <= 1, (hidden, invented)
