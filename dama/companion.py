@@ -165,8 +165,9 @@ class BoardSession:
         self.learn_attempts -= 1
         if report.get("ok"):
             self.learning = False
+            back = round(32 * report.get("agreement", 0))
             self.emit({"event": "notice", "message": "piece colours learned from the start position "
-                       f"(the default model agreed on {round(100 * report.get('agreement', 0))}% of squares)"}, t)
+                       f"(then read back {back} of 32 squares as the start position)"}, t)
         elif self.learn_attempts <= 0:
             self.learning = False
             self.emit({"event": "notice", "message": "could not learn the piece colours from the start "
