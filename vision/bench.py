@@ -69,8 +69,19 @@ class Tally:
     false_hands: int = 0
     ms_full: list[float] = field(default_factory=list)
     ms_track: list[float] = field(default_factory=list)
+    kings: dict[str, list[int]] = field(default_factory=dict)  # tilt band -> [kings, found]
+    kings_said: int = 0
+    kings_said_right: int = 0
 
-    def add_board(self, got: str, truth: str, occluded: str) -> None:
+    def add_board(self, got: str, truth: str, occluded: str, tilt: float = 0.0) -> None:
+        band = "0-20°" if tilt < 20 else "20-35°" if tilt < 35 else "35-50°"
+        for g, t, o in zip(got, truth, occluded, strict=True):
+            if t in "WB" and o == "0":
+                k = self.kings.setdefault(band, [0, 0])
+                k[0] += 1
+                k[1] += g == t
+            self.kings_said += g in "WB"
+            self.kings_said_right += g in "WB" and g == t
         right = right_c = 0
         for g, t, o in zip(got, truth, occluded, strict=True):
             ok = g == t or (o == "1" and g == "?")
@@ -97,6 +108,10 @@ class Tally:
             f"  boards fully correct   {100 * self.boards_right / n:.2f} % "
             f"(kings as men: {100 * self.boards_right_colour / n:.2f} %)",
         ]
+        if self.kings:
+            bands = ", ".join(f"{b} {f}/{n}" for b, (n, f) in sorted(self.kings.items()))
+            out.append(f"  kings recognized       by camera tilt: {bands}; reported kings right "
+                       f"{self.kings_said_right}/{self.kings_said}")
         if self.hands:
             out.append(f"  hands over the board   {self.hands_seen}/{self.hands} detected; "
                        f"{self.false_hands} frames without one flagged as a hand")
@@ -198,7 +213,7 @@ def run_synthetic(n: int, size: tuple[int, int], seed: int) -> tuple[Tally, Tall
                 tally.orient_unknown += 1
             elif res.orientation_ok == (not mirrored) and a1_ok:
                 tally.orient_right += 1
-            tally.add_board(res.board, board, occluded)
+            tally.add_board(res.board, board, occluded, params.tilt_deg)
         if (i + 1) % 10 == 0 or i + 1 == n:
             print(f"  {i + 1}/{n} scenes, {time.time() - t0:.0f} s; calibrated: "
                   f"{calibrated.squares_right}/{calibrated.squares} squares right", file=sys.stderr)
