@@ -62,7 +62,7 @@ def _light_index(bright_parity: int) -> tuple[np.ndarray, np.ndarray]:
     return jj, ii
 
 
-def _median_last(a: np.ndarray) -> np.ndarray:
+def median_last(a: np.ndarray) -> np.ndarray:
     """Median along the last axis of a contiguous array (one partition, no copies of the wrapper)."""
     n = a.shape[-1]
     if n % 2:
@@ -84,14 +84,14 @@ def features(top_bgr: np.ndarray, bright_parity: int | None = None) -> CellFeatu
     km = CORNER_MASK.ravel()
     centre = cells[:, :, cm].mean(axis=2)
     corners4 = np.stack([cells[:, :, m.ravel()].mean(axis=2) for m in CORNER4_MASKS], axis=2)
-    corner = _median_last(np.ascontiguousarray(corners4.transpose(0, 1, 3, 2)))  # a piece leaning over one or
+    corner = median_last(np.ascontiguousarray(corners4.transpose(0, 1, 3, 2)))  # a piece leaning over one or
     # two corners does not move it
     if bright_parity is None:
         jj, ii = np.nonzero(np.ones((8, 8), dtype=bool))
     else:
         jj, ii = _light_index(bright_parity)
     inner_px = cells[jj, ii][:, INNER_INDEX]  # (n, pixels, 3)
-    med = _median_last(np.ascontiguousarray(inner_px.transpose(0, 2, 1)))
+    med = median_last(np.ascontiguousarray(inner_px.transpose(0, 2, 1)))
     d = inner_px - med[:, None, :]
     far = (np.einsum("npc,npc->np", d, d) > 144.0).mean(axis=1)  # farther than 12 Lab units
     inner = np.full((8, 8, 3), np.nan, dtype=lab.dtype)
@@ -104,6 +104,6 @@ def features(top_bgr: np.ndarray, bright_parity: int | None = None) -> CellFeatu
     # |∇Lab| / 8 with OpenCV's per-pixel ops (numpy's sum over a 3-long last axis is five times slower)
     mag = cv2.sqrt(cv2.transform(cv2.multiply(gx, gx) + cv2.multiply(gy, gy), _SUM_OVER_64))
     mcells = mag.reshape(8, CELL, 8, CELL).transpose(0, 2, 1, 3).reshape(8, 8, CELL * CELL)
-    ring = mcells[:, :, RING_MASK.ravel()].mean(axis=2) - _median_last(np.ascontiguousarray(mcells[:, :, km]))
+    ring = mcells[:, :, RING_MASK.ravel()].mean(axis=2) - median_last(np.ascontiguousarray(mcells[:, :, km]))
     return CellFeatures(centre=centre, corner=corner, corners4=corners4, inner=inner, spread=spread,
                         texture=texture, ring=ring)

@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from vision.cells import CellFeatures
+from vision.cells import CellFeatures, median_last
 
 LABELS = (".", "w", "b")
 N_FEAT = 8
@@ -54,7 +54,7 @@ def light_reference(feat: CellFeatures, bright_parity: int, light_ok: np.ndarray
     if ok.sum() < 4:
         ok = light
     vals = np.where(ok[..., None], lab, np.nan)
-    global_ref = np.median(lab[ok], axis=0)
+    global_ref = median_last(np.ascontiguousarray(lab[ok].T))
     pad = np.pad(vals, ((1, 1), (1, 1), (0, 0)), constant_values=np.nan)
     cells = dark_cells(bright_parity)
     ii, jj = cells[:, 0] + 1, cells[:, 1] + 1

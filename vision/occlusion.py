@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.cells import CellFeatures
+from vision.cells import CellFeatures, median_last
 from vision.classify import dark_cells, light_cells
 
 GRID = 10  # cells of the motion top view: the 8×8 lattice plus a one-square margin all round
@@ -51,7 +51,7 @@ def light_cover(feat: CellFeatures, bright_parity: int, board_contrast: float) -
     cells = light_cells(bright_parity)
     jj, ii = cells[:, 1], cells[:, 0]
     lab = feat.inner[jj, ii]
-    ref = np.median(lab, axis=0)
+    ref = median_last(np.ascontiguousarray(lab.T))
     # Lighting varies smoothly; a hand changes hue and lightness abruptly. Allow a fraction of the
     # light/dark contrast for the gradient, plus the cell's own spread of colours.
     # Glare only brightens a square; a hand or sleeve changes its hue or darkens it. Brightening
@@ -61,8 +61,9 @@ def light_cover(feat: CellFeatures, bright_parity: int, board_contrast: float) -
     dist = np.linalg.norm(delta, axis=1)
     # Unoccluded light squares agree within a few Lab units; lighting gradients widen the spread a
     # little, so the tolerance follows the squares' own robust spread.
-    mad = float(np.median(np.abs(dist - np.median(dist))))
-    tol = max(10.0, float(np.median(dist)) + 5.0 * 1.4826 * mad, 0.06 * board_contrast)
+    med = float(median_last(dist))
+    mad = float(median_last(np.abs(dist - med)))
+    tol = max(10.0, med + 5.0 * 1.4826 * mad, 0.06 * board_contrast)
     far = dist > 2.5 * tol
     # moderate departures that a neighbouring man leaning over explains are not a hand
     bad = (dist > tol) | (feat.spread[jj, ii] > 0.6)
@@ -210,7 +211,7 @@ class HandWatch:
         d = np.maximum(lo - a, 0.0) + np.maximum(a - hi, 0.0)
         # lightness halved: shadows and glare flicker change L far more than a hand changes hue
         dist = np.sqrt(0.25 * d[..., 0] ** 2 + d[..., 1] ** 2 + d[..., 2] ** 2)
-        noise = float(np.median(dist))
+        noise = float(median_last(dist.ravel()))
         mask = dist > max(6.0, 4.0 * noise)
         return mask.reshape(GRID, MCELL, GRID, MCELL).mean(axis=(1, 3))
 
@@ -238,7 +239,7 @@ class HandWatch:
             share = self._changed(view, self._ref)
             # A view misregistered by more than the pixel allowed (a shaking camera while tracking)
             # changes a little of every square along its edges; a hand changes a few squares a lot.
-            spread = DRIFT * float(np.median(share[light]))
+            spread = DRIFT * float(median_last(share[light]))
             changed = np.where(MARGIN, share > np.maximum(MARGIN_CHANGED, _side_drift(share)),
                                share > max(CHANGED, spread))
         # Light squares and the margin change only under something foreign, or where a moved piece's

@@ -30,7 +30,8 @@ from vision.viewpoint import viewpoint
 
 PROFILE_VERSION = 1
 TOPVIEW_SIZE = 256
-MIN_START_AGREEMENT = 0.9  # share of squares a start-position frame must read back after learning from it
+MIN_START_AGREEMENT = 0.6  # share of squares a start-position frame must read back after learning from it
+# (rendered start positions read back 20–32 of 32; a board with its pieces on the light squares 9)
 SMOOTHING = 0.5  # weight of the newest frame in a still square's running average of probabilities
 CHARS = np.array(list(CLASSES))  # . w b W B ?
 
@@ -82,6 +83,7 @@ class VisionPipeline:
         self._a1_xy: tuple[float, float] | None = None  # where a1 was last decided (image px)
         self._hands = HandWatch()  # frame differencing against the last settled board (moving video)
         self._prob: np.ndarray | None = None  # per-square probabilities averaged over still frames
+        self._shift_for: tuple[BoardFit, tuple[int, int], np.ndarray] | None = None
         self._fixed_h: np.ndarray | None = None  # lattice -> image from corners the user set (profile)
         self._fixed: BoardFit | None = None  # that fit, measured on the first frame (parity, contrast)
         if profile:
@@ -197,7 +199,7 @@ class VisionPipeline:
         # model learned from this board's start position, when there is one, sharpens its colours.
         bare = bare_dark_colour(feat, fit.bright_parity, ~covered, ref)
         if self.squares == "net":
-            shift = viewpoint(fit.h, (frame.shape[1], frame.shape[0])).shift(dark_cells(fit.bright_parity) + 0.5)
+            shift = self._shift(fit, (frame.shape[1], frame.shape[0]))
             prob = default_net().probabilities(board_inputs(top, feat, fit.bright_parity, ~covered, vec, bare, shift))
         if self.model is None:
             if self.squares == "net":
@@ -248,6 +250,13 @@ class VisionPipeline:
             homography=image_to_topview(corners, TOPVIEW_SIZE),
             confidence=np.where(hidden[order], 0.0, conf[order]),
         )
+
+    def _shift(self, fit: BoardFit, size: tuple[int, int]) -> np.ndarray:
+        """(32, 2) top-view shift per unit height at the dark cells (vision.viewpoint), kept while tracking."""
+        if self._shift_for is None or self._shift_for[0] is not fit or self._shift_for[1] != size:
+            shift = viewpoint(fit.h, size).shift(dark_cells(fit.bright_parity) + 0.5)
+            self._shift_for = (fit, size, shift)
+        return self._shift_for[2]
 
     def _smooth(self, prob: np.ndarray, still: np.ndarray | None) -> np.ndarray:
         """Average each square's probabilities over the frames in which its view has not changed.

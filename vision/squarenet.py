@@ -170,10 +170,27 @@ def describe(x: np.ndarray) -> np.ndarray:
                            np.linalg.norm(shift, axis=1, keepdims=True), x[:, -N_SCALARS:-2]], axis=1)
 
 
+N_DIRECTIONS = 16  # the direction away from the camera, rounded to 22.5° (profiles are precomputed per step)
+
+
 @lru_cache(maxsize=1)
-def _patch_xy() -> tuple[np.ndarray, np.ndarray]:
+def _profile_weights() -> np.ndarray:
+    """(N_DIRECTIONS, SIDE², 2·N_PROFILE) float32: pixel weights of the along and across profile bins."""
     yy, xx = np.mgrid[0:SIDE, 0:SIDE] + 0.5 - SIDE / 2
-    return xx.ravel().astype(np.float32), yy.ravel().astype(np.float32)
+    xx, yy = xx.ravel(), yy.ravel()
+    out = np.zeros((N_DIRECTIONS, SIDE * SIDE, 2 * N_PROFILE), dtype=np.float32)
+    for k in range(N_DIRECTIONS):
+        ex, ey = np.cos(2 * np.pi * k / N_DIRECTIONS), np.sin(2 * np.pi * k / N_DIRECTIONS)
+        along, across = ex * xx + ey * yy, -ey * xx + ex * yy
+        for j, (pos, other) in enumerate(((along, across), (across, along))):
+            bins = np.clip(((pos + SIDE / 2) / PROFILE_PX).astype(np.int64), 0, N_PROFILE - 1)
+            inside = np.abs(other) < STRIP_PX
+            for q in range(N_PROFILE):
+                m = inside & (bins == q)
+                if m.any():
+                    out[k, m, j * N_PROFILE + q] = 1.0 / m.sum()
+    out.flags.writeable = False
+    return out
 
 
 def _height_profiles(lum: np.ndarray, shift: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -181,23 +198,18 @@ def _height_profiles(lum: np.ndarray, shift: np.ndarray) -> tuple[np.ndarray, np
 
     Height shows in the top view as a stretch away from the camera: a king's top lands twice as far
     out as a man's. The two profiles, with the expected shift per unit height beside them, let the
-    network compare a piece's length along that direction with its width.
+    network compare a piece's length along that direction with its width. The direction is rounded to
+    one of ``N_DIRECTIONS``, whose bin weights are precomputed: one small product per direction in view.
     """
-    n = len(lum)
-    xx, yy = _patch_xy()
-    norm = np.linalg.norm(shift, axis=1, keepdims=True)
-    e = np.where(norm > 1e-3, shift / np.maximum(norm, 1e-9), np.array([[1.0, 0.0]])).astype(np.float32)
-    a = e[:, :1] * xx + e[:, 1:] * yy  # (n, pixels) along
-    b = -e[:, 1:] * xx + e[:, :1] * yy  # across
-    out = []
-    for pos, other in ((a, b), (b, a)):
-        bins = np.clip(((pos + SIDE / 2) / PROFILE_PX).astype(np.int64), 0, N_PROFILE - 1)
-        inside = np.abs(other) < STRIP_PX
-        index = (np.arange(n)[:, None] * N_PROFILE + bins)[inside]
-        sums = np.bincount(index, weights=lum[inside], minlength=n * N_PROFILE)
-        counts = np.bincount(index, minlength=n * N_PROFILE)
-        out.append((sums / np.maximum(counts, 1)).reshape(n, N_PROFILE).astype(np.float32))
-    return out[0], out[1]
+    weights = _profile_weights()
+    angle = np.arctan2(shift[:, 1], shift[:, 0])
+    k = np.round(angle / (2 * np.pi / N_DIRECTIONS)).astype(np.int64) % N_DIRECTIONS
+    k[np.hypot(shift[:, 0], shift[:, 1]) < 1e-3] = 0
+    out = np.empty((len(lum), 2 * N_PROFILE), dtype=np.float32)
+    for d in np.unique(k):
+        sel = k == d
+        out[sel] = lum[sel] @ weights[d]
+    return out[:, :N_PROFILE], out[:, N_PROFILE:]
 
 
 class SquareNet:
