@@ -25,7 +25,15 @@ from vision.classify import ColourModel, bare_dark_colour, cell_vectors, dark_ce
 from vision.geometry import CORNER_NAMES, START_BOARD, image_to_topview
 from vision.localize import BoardFit, NotFound, check_fit, localize, refine, to_gray
 from vision.occlusion import HandWatch, hidden_dark_cells, light_cover
-from vision.squarenet import CLASSES, COLOUR_OF, COVERED, board_inputs, decide, default_net, with_colour_model
+from vision.squarenet import (
+    CLASSES,
+    COLOUR_OF,
+    COVERED,
+    board_inputs,
+    decide,
+    default_net,
+    with_colour_model,
+)
 from vision.viewpoint import viewpoint
 
 PROFILE_VERSION = 1
@@ -220,6 +228,16 @@ class VisionPipeline:
         if self.squares == "net":
             prob = self._smooth(prob, seen_hand.still)
             pieces, conf = decide(prob)  # 0..5: . w b W B ?
+            lone = (pieces == COVERED) & ~_hand_nearby(pieces == COVERED, covered, fit.bright_parity)
+            if self.model is not None and lone.any():
+                # A hand is wider than a square: with the board's own colours learned, "covered" with no
+                # covered light square beside it and no other covered square next to it is taken for a
+                # piece the network does not know (a board unlike its training) and read as the likeliest
+                # of the other classes. A '?' there would hold every observation back; a real hand over
+                # one square in video is caught by the motion test.
+                uncovered = prob.copy()
+                uncovered[:, COVERED] = 0.0
+                pieces[lone], conf[lone] = (v[lone] for v in decide(uncovered))
             hidden |= pieces == COVERED  # the network sees a hand or arm over the square
             labels = COLOUR_OF[pieces]
         else:
@@ -383,6 +401,19 @@ class VisionPipeline:
         from vision.overlay import draw_overlay
 
         return draw_overlay(frame, res, highlight)
+
+
+def _hand_nearby(net_covered: np.ndarray, covered_light: np.ndarray, bright_parity: int) -> np.ndarray:
+    """(32,) bool, lattice dark-cell order: an edge-adjacent light cell is covered, or a diagonal neighbour
+    is also covered in the network's reading."""
+    cells = dark_cells(bright_parity)
+    ii, jj = cells[:, 0] + 1, cells[:, 1] + 1
+    light = np.pad(covered_light, 1).astype(bool)
+    edge = light[jj - 1, ii] | light[jj + 1, ii] | light[jj, ii - 1] | light[jj, ii + 1]
+    dark = np.zeros((10, 10), dtype=bool)
+    dark[jj[net_covered], ii[net_covered]] = True
+    diag = dark[jj - 1, ii - 1] | dark[jj - 1, ii + 1] | dark[jj + 1, ii - 1] | dark[jj + 1, ii + 1]
+    return edge | diag
 
 
 @lru_cache(maxsize=16)
