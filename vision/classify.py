@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from vision.cells import CellFeatures, median_last
+from vision.cells import CellFeatures, median_last, pad1
 
 LABELS = (".", "w", "b")
 N_FEAT = 8
@@ -55,7 +55,7 @@ def light_reference(feat: CellFeatures, bright_parity: int, light_ok: np.ndarray
         ok = light
     vals = np.where(ok[..., None], lab, np.nan)
     global_ref = median_last(np.ascontiguousarray(lab[ok].T))
-    pad = np.pad(vals, ((1, 1), (1, 1), (0, 0)), constant_values=np.nan)
+    pad = pad1(vals, np.nan)
     cells = dark_cells(bright_parity)
     ii, jj = cells[:, 0] + 1, cells[:, 1] + 1
     neigh = np.stack([pad[jj - 1, ii], pad[jj + 1, ii], pad[jj, ii - 1], pad[jj, ii + 1]], axis=1)  # (32, 4, 3)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from vision.cells import CellFeatures, median_last
+from vision.cells import CellFeatures, median_last, pad1
 from vision.classify import dark_cells, light_cells
 
 GRID = 10  # cells of the motion top view: the 8×8 lattice plus a one-square margin all round
@@ -82,7 +82,9 @@ def _leaning_piece(feat: CellFeatures, jj: np.ndarray, ii: np.ndarray, lab: np.n
     At a steep angle a man's top leans over the light square behind it; that square's colour then lies
     between the empty light square and the man's colour. A hand's colour does not.
     """
-    pad = np.pad(feat.centre, ((1, 1), (1, 1), (0, 0)), mode="edge")
+    pad = pad1(feat.centre)
+    pad[0], pad[-1] = pad[1], pad[-2]  # edge mode: the outer cells repeat their neighbours
+    pad[:, 0], pad[:, -1] = pad[:, 1], pad[:, -2]
     y, x = jj + 1, ii + 1
     neigh = np.stack([pad[y - 1, x], pad[y + 1, x], pad[y, x - 1], pad[y, x + 1]], axis=1)  # (N, 4, 3)
     seg = neigh - ref  # from the empty light colour towards each neighbour's centre colour
@@ -99,7 +101,7 @@ def hidden_dark_cells(covered: np.ndarray, bright_parity: int, outlier: np.ndarr
     cell itself fits none of the colour classes (``outlier``, from the learned model).
     """
     cells = dark_cells(bright_parity)
-    padded = np.pad(covered, 1).astype(np.int64)
+    padded = pad1(covered.astype(np.int64))
     ii, jj = cells[:, 0] + 1, cells[:, 1] + 1
     neigh = padded[jj - 1, ii] + padded[jj + 1, ii] + padded[jj, ii - 1] + padded[jj, ii + 1]
     hidden = neigh >= 2
@@ -254,7 +256,7 @@ class HandWatch:
             hit = np.unique(comp[unexplained])
             hand_cells = np.isin(comp, hit[hit > 0])
         if static_covered.sum() >= 2:  # two odd light squares (one alone may be a glint)
-            hand_cells |= np.pad(static_covered, 1)
+            hand_cells |= pad1(static_covered, False)
         border = bool((hand_cells & MARGIN).any())
         foreign = hand_cells & ~MARGIN
         hand = bool(hand_cells.any())

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from vision import orientation as orient
-from vision.cells import features, warp_lattice
+from vision.cells import features, pad1, warp_lattice
 from vision.classify import ColourModel, bare_dark_colour, cell_vectors, dark_cells, default_classify, light_reference
 from vision.geometry import CORNER_NAMES, START_BOARD, image_to_topview
 from vision.localize import BoardFit, NotFound, check_fit, localize, refine, to_gray
@@ -408,7 +408,7 @@ def _hand_nearby(net_covered: np.ndarray, covered_light: np.ndarray, bright_pari
     is also covered in the network's reading."""
     cells = dark_cells(bright_parity)
     ii, jj = cells[:, 0] + 1, cells[:, 1] + 1
-    light = np.pad(covered_light, 1).astype(bool)
+    light = pad1(covered_light.astype(bool), False)
     edge = light[jj - 1, ii] | light[jj + 1, ii] | light[jj, ii - 1] | light[jj, ii + 1]
     dark = np.zeros((10, 10), dtype=bool)
     dark[jj[net_covered], ii[net_covered]] = True
