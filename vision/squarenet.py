@@ -7,7 +7,7 @@ lightness at full resolution (shape: rims, a side wall, a second disc) and its c
 resolution, every pixel in Lab *relative to this board in this frame*: minus the colour
 of the square's light neighbours (light squares are always empty) and divided by the board's own
 light-minus-dark lightness contrast. Wood tone, light colour and exposure are thereby factored out; the
-network sees only how the square departs from its own board. Twelve numbers complete the input: the
+network sees only how the square departs from its own board. Fourteen numbers complete the input: the
 pipeline's eight cell features (``vision.classify.cell_vectors``) in the same units, and four
 board-level ones (the bare dark square's colour relative to the light squares, the contrast), which
 tell it what "empty" looks like here; two more give the top view's shift per unit height at the square
@@ -19,7 +19,7 @@ far that way), 99 numbers in all.
 The sixth class, covered, is a square a hand or arm hides (the renderer's ground truth: a fifth of the
 square's middle under the hand); it is reported ``?``.
 
-The model is a small multilayer perceptron in plain numpy (78 → 128 → 64 → 6, softmax), trained offline by
+The model is a small multilayer perceptron in plain numpy (99 → 128 → 64 → 6, softmax), trained offline by
 ``vision/train_squares.py`` on rendered scenes; its weights are ``vision/models/squarenet.npz``. A forward
 pass for 32 squares is a few small matrix products (well under a millisecond).
 
