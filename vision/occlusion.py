@@ -2,7 +2,7 @@
 
 Two tests, both in the lattice top view:
 
-* static (:func:`covered_light_cells`): the 32 light squares are always empty, so each of them must
+* static (:func:`light_cover`): the 32 light squares are always empty, so each of them must
   look like an empty light square. A light cell whose inner area departs from the board's light-square
   colour (Lab, robust medians) is covered by something.
 * motion (:class:`HandWatch`): the top view, with a one-square margin over the frame and the table, is
@@ -35,19 +35,10 @@ SPILL = 0.5  # a piece's top leans over part of a neighbour; a hand covers it (n
 STALE_FRAMES = 90  # nothing moved for this long and the light squares look empty: relearn (lighting)
 
 
-def covered_light_cells(feat: CellFeatures, bright_parity: int, board_contrast: float,
-                        strong: bool = False) -> np.ndarray:
-    """(8, 8) bool: light cells that do not look like an empty light square.
-
-    ``strong``: only those departing by far more than any lighting or leaning piece could (one such
-    square is already a hand). :func:`light_cover` gives both at once.
-    """
-    covered, far = light_cover(feat, bright_parity, board_contrast)
-    return far if strong else covered
-
-
 def light_cover(feat: CellFeatures, bright_parity: int, board_contrast: float) -> tuple[np.ndarray, np.ndarray]:
-    """((8, 8), (8, 8)) bool: the light cells :func:`covered_light_cells` flags, plain and ``strong``."""
+    """(covered, strong), each (8, 8) bool: light cells that do not look like an empty light square, and
+    those departing by far more than any lighting or leaning piece could (one such square is already a
+    hand)."""
     cells = light_cells(bright_parity)
     jj, ii = cells[:, 1], cells[:, 0]
     lab = feat.inner[jj, ii]
@@ -100,14 +91,30 @@ def hidden_dark_cells(covered: np.ndarray, bright_parity: int, outlier: np.ndarr
     Two covered light neighbours (edge-adjacent) mean the hand spans the cell; one is enough when the
     cell itself fits none of the colour classes (``outlier``, from the learned model).
     """
-    cells = dark_cells(bright_parity)
-    padded = pad1(covered.astype(np.int64))
-    ii, jj = cells[:, 0] + 1, cells[:, 1] + 1
-    neigh = padded[jj - 1, ii] + padded[jj + 1, ii] + padded[jj, ii - 1] + padded[jj, ii + 1]
+    neigh = covered_neighbours(covered, bright_parity)
     hidden = neigh >= 2
     if outlier is not None:
         hidden |= (neigh >= 1) & outlier
     return hidden
+
+
+def covered_neighbours(covered: np.ndarray, bright_parity: int) -> np.ndarray:
+    """(32,) int, lattice dark-cell order: how many edge-adjacent light cells of each dark cell are covered."""
+    cells = dark_cells(bright_parity)
+    padded = pad1(covered.astype(np.int64))
+    ii, jj = cells[:, 0] + 1, cells[:, 1] + 1
+    return padded[jj - 1, ii] + padded[jj + 1, ii] + padded[jj, ii - 1] + padded[jj, ii + 1]
+
+
+def hand_nearby(net_covered: np.ndarray, covered_light: np.ndarray, bright_parity: int) -> np.ndarray:
+    """(32,) bool, lattice dark-cell order: an edge-adjacent light cell is covered, or a diagonal neighbour
+    is also covered in the network's reading (``net_covered``). A hand is wider than a square."""
+    cells = dark_cells(bright_parity)
+    ii, jj = cells[:, 0] + 1, cells[:, 1] + 1
+    dark = np.zeros((10, 10), dtype=bool)
+    dark[jj[net_covered], ii[net_covered]] = True
+    diag = dark[jj - 1, ii - 1] | dark[jj - 1, ii + 1] | dark[jj + 1, ii - 1] | dark[jj + 1, ii + 1]
+    return (covered_neighbours(covered_light, bright_parity) > 0) | diag
 
 
 @dataclass
@@ -219,7 +226,7 @@ class HandWatch:
 
     def check(self, frame: np.ndarray, h_lattice: np.ndarray, bright_parity: int,
               static_covered: np.ndarray) -> HandReading:
-        """Compare this frame with the settled board; ``static_covered`` is :func:`covered_light_cells`."""
+        """Compare this frame with the settled board; ``static_covered`` is :func:`light_cover`'s first."""
         if self._h is None or not _same_place(self._h, h_lattice):
             self.reset()  # another numbering of the lattice: the old views no longer line up
         self._h = h_lattice.copy()

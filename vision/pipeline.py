@@ -20,11 +20,11 @@ import cv2
 import numpy as np
 
 from vision import orientation as orient
-from vision.cells import features, pad1, warp_lattice
+from vision.cells import features, warp_lattice
 from vision.classify import ColourModel, bare_dark_colour, cell_vectors, dark_cells, default_classify, light_reference
 from vision.geometry import CORNER_NAMES, START_BOARD, image_to_topview
 from vision.localize import BoardFit, NotFound, check_fit, localize, refine, to_gray
-from vision.occlusion import HandWatch, hidden_dark_cells, light_cover
+from vision.occlusion import HandWatch, hand_nearby, hidden_dark_cells, light_cover
 from vision.squarenet import (
     CLASSES,
     COLOUR_OF,
@@ -228,16 +228,8 @@ class VisionPipeline:
         if self.squares == "net":
             prob = self._smooth(prob, seen_hand.still)
             pieces, conf = decide(prob)  # 0..5: . w b W B ?
-            lone = (pieces == COVERED) & ~_hand_nearby(pieces == COVERED, covered, fit.bright_parity)
-            if self.model is not None and lone.any():
-                # A hand is wider than a square: with the board's own colours learned, "covered" with no
-                # covered light square beside it and no other covered square next to it is taken for a
-                # piece the network does not know (a board unlike its training) and read as the likeliest
-                # of the other classes. A '?' there would hold every observation back; a real hand over
-                # one square in video is caught by the motion test.
-                uncovered = prob.copy()
-                uncovered[:, COVERED] = 0.0
-                pieces[lone], conf[lone] = (v[lone] for v in decide(uncovered))
+            if self.model is not None and (pieces == COVERED).any():
+                self._unknown_pieces_uncovered(prob, pieces, conf, covered, fit.bright_parity)
             hidden |= pieces == COVERED  # the network sees a hand or arm over the square
             labels = COLOUR_OF[pieces]
         else:
@@ -268,6 +260,23 @@ class VisionPipeline:
             homography=image_to_topview(corners, TOPVIEW_SIZE),
             confidence=np.where(hidden[order], 0.0, conf[order]),
         )
+
+    @staticmethod
+    def _unknown_pieces_uncovered(prob: np.ndarray, pieces: np.ndarray, conf: np.ndarray, covered_light: np.ndarray,
+                                  bright_parity: int) -> None:
+        """Read lone "covered" squares as the likeliest other class (in place), with the board's colours learned.
+
+        A hand is wider than a square: "covered" with no covered light square beside it and no other
+        covered square next to it is a piece the network does not know (a board unlike its training). A
+        '?' there would hold every observation back; a real hand over one square in video is caught by
+        the motion test.
+        """
+        net_covered = pieces == COVERED
+        lone = net_covered & ~hand_nearby(net_covered, covered_light, bright_parity)
+        if lone.any():
+            uncovered = prob.copy()
+            uncovered[:, COVERED] = 0.0
+            pieces[lone], conf[lone] = (v[lone] for v in decide(uncovered))
 
     def _shift(self, fit: BoardFit, size: tuple[int, int]) -> np.ndarray:
         """(32, 2) top-view shift per unit height at the dark cells (vision.viewpoint), kept while tracking."""
@@ -401,19 +410,6 @@ class VisionPipeline:
         from vision.overlay import draw_overlay
 
         return draw_overlay(frame, res, highlight)
-
-
-def _hand_nearby(net_covered: np.ndarray, covered_light: np.ndarray, bright_parity: int) -> np.ndarray:
-    """(32,) bool, lattice dark-cell order: an edge-adjacent light cell is covered, or a diagonal neighbour
-    is also covered in the network's reading."""
-    cells = dark_cells(bright_parity)
-    ii, jj = cells[:, 0] + 1, cells[:, 1] + 1
-    light = pad1(covered_light.astype(bool), False)
-    edge = light[jj - 1, ii] | light[jj + 1, ii] | light[jj, ii - 1] | light[jj, ii + 1]
-    dark = np.zeros((10, 10), dtype=bool)
-    dark[jj[net_covered], ii[net_covered]] = True
-    diag = dark[jj - 1, ii - 1] | dark[jj - 1, ii + 1] | dark[jj + 1, ii - 1] | dark[jj + 1, ii + 1]
-    return edge | diag
 
 
 @lru_cache(maxsize=16)

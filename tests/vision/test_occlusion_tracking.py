@@ -75,19 +75,19 @@ def test_overlay_draws_on_a_copy(get_scene):
     assert out.shape == sc.image.shape and not np.array_equal(out, sc.image)
 
 
-def test_a_covered_square_needs_a_hand_nearby():
+def test_a_covered_square_needs_ahand_nearby():
     # "covered" alone on a square, with no covered light neighbour and no covered dark neighbour, is no
     # hand (a hand is wider than a square); with either, it is.
     from vision.classify import dark_cells
-    from vision.pipeline import _hand_nearby
+    from vision.occlusion import hand_nearby
 
     cells = [tuple(c) for c in dark_cells(1)]  # (i, j) of the dark cells, bright parity 1
     net = np.zeros(32, dtype=bool)
     a, b = cells.index((2, 2)), cells.index((3, 3))
     net[a] = True
     light = np.zeros((8, 8), dtype=bool)
-    assert not _hand_nearby(net, light, 1)[a]
+    assert not hand_nearby(net, light, 1)[a]
     light[2, 3] = True  # the light cell to its right (row j=2, column i=3)
-    assert _hand_nearby(net, light, 1)[a]
+    assert hand_nearby(net, light, 1)[a]
     net[b] = True  # a diagonal neighbour covered too
-    assert _hand_nearby(net, np.zeros((8, 8), dtype=bool), 1)[[a, b]].all()
+    assert hand_nearby(net, np.zeros((8, 8), dtype=bool), 1)[[a, b]].all()
