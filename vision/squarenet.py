@@ -300,16 +300,10 @@ def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 
     # "Covered" stays as the network says unless the square's colours (centre and corners against its
     # light neighbours) fit one of this board's own classes: then the network, on woods or pieces it never
     # saw, has taken a piece for a hand. Kings differ from men in shape, not colour, so only colours count.
-    like[:, COVERED] = 1.0 / (1.0 + np.exp(-2.0 * (colour_fit(model, vec) - COVERED_FIT)))
+    fit = np.sqrt((z[:, :, :COLOUR_FEATURES] ** 2).mean(axis=2)).min(axis=1)  # rms z to the nearest class
+    like[:, COVERED] = 1.0 / (1.0 + np.exp(-2.0 * (fit - COVERED_FIT)))
     out = prob * like
     return out / out.sum(axis=1, keepdims=True)
-
-
-def colour_fit(model, vec: np.ndarray) -> np.ndarray:
-    """(N,) rms z-score of each square's colours (the first ``COLOUR_FEATURES`` of ``vec``) to the nearest
-    class of a learned ``vision.classify.ColourModel``: small for anything the board's own classes explain."""
-    z = (vec[:, None, :COLOUR_FEATURES] - model.mean[None, :, :COLOUR_FEATURES]) / model.std[None, :, :COLOUR_FEATURES]
-    return np.sqrt((z ** 2).mean(axis=2)).min(axis=1)
 
 
 @lru_cache(maxsize=1)
@@ -319,5 +313,5 @@ def default_net() -> SquareNet:
 
 
 __all__ = ["CLASSES", "COLOUR_FEATURES", "COLOUR_OF", "COVERED", "COVERED_THRESHOLD", "KING_THRESHOLD", "MODEL_PATH",
-           "N_DESC", "N_INPUT", "SquareNet", "board_inputs", "colour_fit", "decide", "default_net", "describe",
+           "N_DESC", "N_INPUT", "SquareNet", "board_inputs", "decide", "default_net", "describe",
            "with_colour_model"]
