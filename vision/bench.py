@@ -49,6 +49,12 @@ def random_board(rng: np.random.Generator) -> str:
     return "".join(sq)
 
 
+def square_right(got: str, truth: str, occluded: str) -> tuple[bool, bool]:
+    """(exact, colour) for one square: a hidden square may read ``?``; kings read as men count for colour."""
+    exact = got == truth or (occluded == "1" and got == "?")
+    return exact, exact or got.lower() == truth.lower()
+
+
 @dataclass
 class Tally:
     """Running figures of one configuration."""
@@ -75,6 +81,7 @@ class Tally:
 
     def add_board(self, got: str, truth: str, occluded: str, tilt: float = 0.0) -> None:
         band = "0-20°" if tilt < 20 else "20-35°" if tilt < 35 else "35-50°"
+        right = right_c = 0
         for g, t, o in zip(got, truth, occluded, strict=True):
             if t in "WB" and o == "0":
                 k = self.kings.setdefault(band, [0, 0])
@@ -82,10 +89,7 @@ class Tally:
                 k[1] += g == t
             self.kings_said += g in "WB"
             self.kings_said_right += g in "WB" and g == t
-        right = right_c = 0
-        for g, t, o in zip(got, truth, occluded, strict=True):
-            ok = g == t or (o == "1" and g == "?")
-            ok_c = ok or g.lower() == t.lower()
+            ok, ok_c = square_right(g, t, o)
             right += ok
             right_c += ok_c
         self.squares += 32

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from vision.bench import _mirror, random_board
+from vision.bench import _mirror, random_board, square_right
 from vision.geometry import SQUARE_NAMES, START_BOARD
 from vision.pipeline import VisionPipeline
 from vision.squarenet import CLASSES, MODEL_PATH, SquareNet
@@ -46,15 +46,15 @@ class Score:
     def add(self, got: str, truth: str, occluded: str) -> None:
         r = rc = 0
         for g, t, o in zip(got, truth, occluded, strict=True):
-            ok = g == t or (o == "1" and g == "?")
+            ok, ok_c = square_right(g, t, o)
             r += ok
-            rc += ok or g.lower() == t.lower()
+            rc += ok_c
             self.kings += t in "WB" and o == "0"
             self.kings_found += t in "WB" and g == t
             self.kings_said += g in "WB"
             self.kings_said_right += g in "WB" and g == t
             if o == "0":
-                self.confusion[CLASSES.index(t), (CLASSES + "?").index(g)] += 1
+                self.confusion[CLASSES.index(t), CLASSES.index(g)] += 1
         self.squares += 32
         self.right += r
         self.right_colour += rc
