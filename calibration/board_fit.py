@@ -10,6 +10,14 @@ corners a round piece does not reach the line. Each sample is a short intensity 
 then fitted to all edge points at once (hundreds of them over the whole board, ranks 1–8), with
 robust rejection of the samples a piece or a reflection spoiled. The outer corners are extrapolated by
 one square only, from lines that span the whole board.
+
+On a board with dark lines inlaid between the squares the steepest light/dark step is the light
+square's side of the line, half a line width from the square's edge, and which side that is flips
+from square to square along every line. The two groups balance on an empty board, but pieces hide
+more of one than of the other, and the unbalanced half-width (about a pixel) tilts the fit. So the fit
+has one unknown more, that offset toward the light side in board units (one value for the whole board:
+the line's width is physical, the same everywhere on the board's plane); without inlaid lines it comes
+out near zero.
 """
 
 from __future__ import annotations
@@ -29,11 +37,13 @@ ALONG = np.concatenate([k + np.array([0.06, 0.1, 0.14, 0.18, 0.82, 0.86, 0.9, 0.
 
 @dataclass
 class EdgeFit:
-    """Refined corners (same order as given), how many edge samples carried the fit, RMS residual (px)."""
+    """Refined corners (same order as given), how many edge samples carried the fit, RMS residual (px),
+    and how far the edges sat from the lines toward the light squares (px; half an inlaid line's width)."""
 
     points: np.ndarray
     used: int
     rms_px: float
+    light_offset_px: float = 0.0
 
 
 def _apply(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
@@ -66,7 +76,10 @@ def _light_parity(grey: np.ndarray, h: np.ndarray) -> tuple[int, float]:
 
 
 def _edge_points(grey: np.ndarray, h: np.ndarray, parity: int, contrast: float) -> tuple[np.ndarray, np.ndarray]:
-    """Edge points (N, 2) in image pixels on the inner lines, and their line (axis, value) (N, 2)."""
+    """Edge points (N, 2) in image pixels on the inner lines, and their line (axis, value, light) (N, 3).
+
+    ``light`` is +1 where the light square lies on the line's + side, -1 where it lies on the - side.
+    """
     s = np.linspace(-HALF, HALF, STEPS)
     pts, lines = [], []
     for axis in (0, 1):
@@ -90,12 +103,12 @@ def _edge_points(grey: np.ndarray, h: np.ndarray, parity: int, contrast: float) 
             where = s[0] + (i + np.clip(frac, -0.5, 0.5)) * (s[1] - s[0])
             edge_uv = np.stack([k + where, t], -1) if axis == 0 else np.stack([t, k + where], -1)
             pts.append(_apply(h, edge_uv[ok]))
-            lines.append(np.stack([np.full(ok.sum(), axis), np.full(ok.sum(), k)], -1))
+            lines.append(np.stack([np.full(ok.sum(), axis), np.full(ok.sum(), k), sign[ok]], -1))
     return np.concatenate(pts), np.concatenate(lines).astype(np.float64)
 
 
-def _fit_lines(pts: np.ndarray, lines: np.ndarray, weights: np.ndarray) -> np.ndarray | None:
-    """Image → board homography G with u(p) = k on the u-lines and v(p) = k on the v-lines (weighted DLT)."""
+def _fit_lines(pts: np.ndarray, lines: np.ndarray, target: np.ndarray, weights: np.ndarray) -> np.ndarray | None:
+    """Image → board homography G with u(p) = target on the u-lines, v(p) = target on the v-lines (weighted DLT)."""
     c = pts.mean(axis=0)
     sc = np.sqrt(2) / max(float(np.mean(np.linalg.norm(pts - c, axis=1))), 1e-9)
     norm = np.array([[sc, 0, -sc * c[0]], [0, sc, -sc * c[1]], [0, 0, 1]])
@@ -104,7 +117,7 @@ def _fit_lines(pts: np.ndarray, lines: np.ndarray, weights: np.ndarray) -> np.nd
     u_rows = lines[:, 0] == 0
     rows[u_rows, 0:3] = ph[u_rows]
     rows[~u_rows, 3:6] = ph[~u_rows]
-    rows[:, 6:9] = -lines[:, 1:2] * ph
+    rows[:, 6:9] = -target[:, None] * ph
     rows *= weights[:, None]
     _, sv, vt = np.linalg.svd(rows, full_matrices=False)
     if sv[-2] < 1e-12:
@@ -113,35 +126,44 @@ def _fit_lines(pts: np.ndarray, lines: np.ndarray, weights: np.ndarray) -> np.nd
     return g / g[2, 2] if abs(g[2, 2]) > 1e-12 else None
 
 
-def _residuals(g: np.ndarray, pts: np.ndarray, lines: np.ndarray) -> np.ndarray:
-    """Signed distance in board units of each edge point from its line."""
+def _residuals(g: np.ndarray, pts: np.ndarray, lines: np.ndarray, offset: float = 0.0) -> np.ndarray:
+    """Signed distance in board units of each edge point from its line shifted ``offset`` toward the light side."""
     uv = _apply(g, pts)
-    return uv[np.arange(len(uv)), lines[:, 0].astype(int)] - lines[:, 1]
+    return uv[np.arange(len(uv)), lines[:, 0].astype(int)] - lines[:, 1] - offset * lines[:, 2]
 
 
-def _robust_fit(pts: np.ndarray, lines: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
-    """Fit with iterative rejection of samples off the fit (pieces, reflections); (G, kept mask)."""
+def _robust_fit(pts: np.ndarray, lines: np.ndarray) -> tuple[np.ndarray | None, np.ndarray, float]:
+    """Fit with iterative rejection of samples off the fit (pieces, reflections); (G, kept mask, offset).
+
+    ``offset`` is where the edges sit from the lines toward the light squares, in board units (half an
+    inlaid line's width); each round fits G with it fixed, then re-estimates it from the residuals.
+    """
     keep = np.ones(len(pts), bool)
     g = None
     w = np.ones(len(pts))
-    for _ in range(10):
-        if keep.sum() < 24 or len(set(map(tuple, lines[keep]))) < 6:
-            return None, keep
-        g_new = _fit_lines(pts[keep], lines[keep], w[keep])
+    offset = 0.0
+    for _ in range(12):
+        if keep.sum() < 24 or len(set(map(tuple, lines[keep, :2]))) < 6:
+            return None, keep, offset
+        g_new = _fit_lines(pts[keep], lines[keep], lines[keep, 1] + offset * lines[keep, 2], w[keep])
         if g_new is None:
-            return None, keep
+            return None, keep, offset
         g = g_new
         # weights turn the algebraic error into board units (divide by the projective depth)
         den = np.abs(np.hstack([pts, np.ones((len(pts), 1))]) @ g[2])
         w = 1.0 / np.maximum(den / np.median(den), 1e-6)
-        r = _residuals(g, pts, lines)
+        r = _residuals(g, pts, lines, offset)
+        offset_new = offset + float(np.mean(r[keep] * lines[keep, 2]))
+        r = _residuals(g, pts, lines, offset_new)
         mad = 1.4826 * float(np.median(np.abs(r[keep] - np.median(r[keep]))))
         limit = max(3.0 * mad, 0.01)
         new_keep = np.abs(r) < limit
-        if (new_keep == keep).all():
+        settled = abs(offset_new - offset) < 1e-4
+        offset = offset_new
+        if (new_keep == keep).all() and settled:
             break
         keep = new_keep
-    return g, keep
+    return g, keep, offset
 
 
 def refine_corners(frame: np.ndarray, points: np.ndarray, rounds: int = 3) -> EdgeFit | None:
@@ -156,12 +178,12 @@ def refine_corners(frame: np.ndarray, points: np.ndarray, rounds: int = 3) -> Ed
     parity, contrast = _light_parity(grey, h)
     if contrast < 10:
         return None
-    used, rms = 0, 0.0
+    used, rms, light_px = 0, 0.0, 0.0
     for _ in range(rounds):
         edge, lines = _edge_points(grey, h, parity, contrast)
         if len(edge) < 24:
             return None
-        g, keep = _robust_fit(edge, lines)
+        g, keep, offset = _robust_fit(edge, lines)
         if g is None:
             return None
         h_new = np.linalg.inv(g)
@@ -172,7 +194,9 @@ def refine_corners(frame: np.ndarray, points: np.ndarray, rounds: int = 3) -> Ed
             return None
         h = h_new
         scale = square  # px per board unit, near enough for a figure
-        used, rms = int(keep.sum()), float(np.sqrt(np.mean(_residuals(g, edge[keep], lines[keep]) ** 2)) * scale)
+        used = int(keep.sum())
+        rms = float(np.sqrt(np.mean(_residuals(g, edge[keep], lines[keep], offset) ** 2)) * scale)
+        light_px = offset * scale
         if moved < 0.01:
             break
-    return EdgeFit(points=_apply(h, BOARD_UV), used=used, rms_px=rms)
+    return EdgeFit(points=_apply(h, BOARD_UV), used=used, rms_px=rms, light_offset_px=light_px)
