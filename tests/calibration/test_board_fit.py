@@ -100,9 +100,6 @@ def test_rendered_corners_within_a_pixel_through_a_distorting_lens(seed):
     assert np.max(np.linalg.norm(fit.points - truth, axis=1)) <= 1.0
 
 
-@pytest.mark.xfail(strict=True, reason="vision/render/board.py rounds the veneer blocks to whole texels (up to half a "
-                   "texel from its ground truth, seed 3's 1 px); remove this mark when the veneer edges are drawn "
-                   "exactly (docs/calibration.md, Figures)")
 def test_renderer_light_dark_steps_lie_on_its_ground_truth():
     # a board without inlaid lines: every inner line's step, measured at the render's true lines,
     # should sit on them (per-line median within 0.4 % of a square); the rounding puts it up to 0.9 % off

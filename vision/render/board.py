@@ -23,6 +23,31 @@ def _ppmm(view: View, pts3: np.ndarray, extent_mm: float) -> float:
     return float(np.clip(view.f / depth * 1.1, 0.2, MAX_TEXTURE / extent_mm))
 
 
+def _veneer_edges(img: np.ndarray, exact: np.ndarray) -> np.ndarray:
+    """The texel a square's edge cuts shows both squares by their share of it.
+
+    The veneer blocks are cut on whole texels; without this the light/dark step lies up to half a texel
+    from the ground-truth edge ``exact`` (texel-boundary units), which biased the calibration's corners
+    by up to 1 px (docs/calibration.md).
+    """
+    out = img.astype(np.float32)
+    n = img.shape[0]
+    for axis in (0, 1):
+        src = out.copy()
+        for e in exact:
+            i = int(np.floor(e))
+            c = float(e - i)  # share of texel i on the lower side of the edge
+            if c == 0.0 or not 1 <= i < n - 1:
+                continue
+            mine = int(np.round(e)) > i  # texel i was filled by the lower square
+            lower = np.take(src, i if mine else i - 1, axis)
+            upper = np.take(src, i + 1 if mine else i, axis)
+            idx: list = [slice(None), slice(None)]
+            idx[axis] = i
+            out[tuple(idx)] = c * lower + (1 - c) * upper
+    return np.clip(np.round(out), 0, 255).astype(np.uint8)
+
+
 def board_texture(params: SceneParams, rng: np.random.Generator, ppmm: float) -> np.ndarray:
     """Top face of the board (frame included) in board mm: veneer squares, frame strips, border lines."""
     g = params.geometry
@@ -45,7 +70,7 @@ def board_texture(params: SceneParams, rng: np.random.Generator, ppmm: float) ->
     off = g.frame_mm * ppmm
     # playing squares (the texture's row 0 is y = y0, i.e. White's edge; flipped later by the homography)
     exact = off + np.arange(9) * sq  # square edges in texel-boundary units (texel u spans [u, u + 1))
-    edges = np.round(exact).astype(int)  # the veneer blocks end on whole texels
+    edges = np.round(exact).astype(int)  # the veneer blocks end on whole texels (then blended: _veneer_edges)
     at = np.round((exact - 0.5) * 16).astype(int)  # lines drawn at the true edges (texel centres, 1/16 texel)
     for r in range(8):
         for f in range(8):
@@ -60,6 +85,7 @@ def board_texture(params: SceneParams, rng: np.random.Generator, ppmm: float) ->
                 block = cv2.resize(block, (b1 - b0, a1 - a0))
             tone = rng.uniform(0.94, 1.06)
             img[a0:a1, b0:b1] = np.clip(block * tone, 0, 255).astype(np.uint8)
+    img = _veneer_edges(img, exact)
     line = (25, 30, 35)
     lw = max(1, int(round(0.7 * ppmm)))
     # veneer joints: every square edge shows as a faint dark seam, even without inlaid lines
