@@ -145,7 +145,7 @@ def fit_camera(
 
     for _attempt in range(10):
         cam = make(offset)
-        for _ in range(6):
+        for _ in range(12):
             pix = cam.project(corners)
             lo, hi = pix.min(0), pix.max(0)
             room_lo = margin + (hi - lo) / 2
@@ -158,11 +158,17 @@ def fit_camera(
             for k in range(2):
                 p2 = make(offset + np.eye(2)[k]).project(corners)
                 J[:, k] = (p2.min(0) + p2.max(0)) / 2 - now
-            offset = offset + np.linalg.lstsq(J, goal - now, rcond=None)[0]
+            step = np.linalg.lstsq(J, goal - now, rcond=None)[0]
+            # the Jacobian is local: a full step can overshoot into the far-away solution (the look-at
+            # point metres off, the board a speck at the frame's edge), so steps are at most half a board
+            length = float(np.hypot(*step))
+            if length > 0.5 * extent:
+                step *= 0.5 * extent / length
+            offset = offset + step
             cam = make(offset)
         pix = cam.project(corners)
         span = max(np.ptp(pix[:, 0]) / w, np.ptp(pix[:, 1]) / h)
-        inside = pix.min() >= 0 and np.all(pix.max(0) <= size_a - 1)
+        inside = bool(np.isfinite(pix).all() and pix.min() >= 0 and np.all(pix.max(0) <= size_a - 1))
         if inside and abs(span / fill - 1) < 0.01:
             break
         # shifting changes the perspective and so the span: rescale, and step back if it did not fit
