@@ -13,6 +13,11 @@ Two tests, both in the lattice top view:
   so a hand that pauses over the board is never learned as part of it.
 
 A dark square next to anything foreign is marked ``?``: a hand over it cannot be seen through.
+
+In a single picture there is nothing to compare with; the margin still tells one thing: an arm reaches
+the board from outside it, so where the network sees a hand over one square at the board's edge and
+nothing next to it, the margin cell beside that square shows the arm when its colour stands out from
+the rest of its side of the frame (:func:`odd_margin`).
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ MARGIN_CHANGED = 0.2  # the margin (frame, table, picture border) is less tidy t
 DRIFT = 3.0  # a square counts as changed only above this many times the median light square's change
 SPILL = 0.5  # a piece's top leans over part of a neighbour; a hand covers it (nearly) whole
 STALE_FRAMES = 90  # nothing moved for this long and the light squares look empty: relearn (lighting)
+ODD_MARGIN = 12.0  # colour distance (L halved) from its side's median beyond which a margin cell stands out
 
 
 def light_cover(feat: CellFeatures, bright_parity: int, board_contrast: float) -> tuple[np.ndarray, np.ndarray]:
@@ -128,6 +134,7 @@ class HandReading:
     settled: bool  # the reference was (re)taken from this frame
     compared: bool = True  # a settled view was there to compare with (False: the static test alone)
     still: np.ndarray | None = None  # (32,) bool, lattice dark-cell order: unchanged since the previous frame
+    odd_margin: np.ndarray | None = None  # (GRID, GRID) bool: margin cells unlike their side (odd_margin)
 
     @property
     def hand(self) -> bool:
@@ -159,6 +166,33 @@ def _side_drift(share: np.ndarray) -> np.ndarray:
     out[:, 0] = np.maximum(out[:, 0], sides[2])
     out[:, -1] = np.maximum(out[:, -1], sides[3])
     return DRIFT * out
+
+
+def odd_margin(view: np.ndarray) -> np.ndarray:
+    """(GRID, GRID) bool: margin cells whose colour stands out from the rest of their side of the margin.
+
+    Each side of the margin is one strip of frame or table, alike along its length; an arm crossing it
+    differs in one cell or three. A cell is odd when its mean colour is farther from its side's median
+    than ``ODD_MARGIN`` and than three times the side's typical distance (a grained or patterned table
+    varies along its side too). Lightness counts half, as in the motion test: the board's own shadow
+    darkens part of a side. Skin and a light wooden frame can be alike, so this finds most arms, not
+    all (docs/vision.md).
+    """
+    means = view.reshape(GRID, MCELL, GRID, MCELL, 3).mean(axis=(1, 3))
+    out = np.zeros((GRID, GRID), dtype=bool)
+    weight = np.array([0.5, 1.0, 1.0], dtype=np.float32)
+    for index in (np.s_[0, :], np.s_[-1, :], np.s_[:, 0], np.s_[:, -1]):
+        side = means[index]
+        dist = np.sqrt((((side - np.median(side, axis=0)) * weight) ** 2).sum(axis=1))
+        out[index] |= dist > max(ODD_MARGIN, 3.0 * float(np.median(dist)))
+    return out
+
+
+def arm_beside(odd: np.ndarray, bright_parity: int) -> np.ndarray:
+    """(32,) bool, lattice dark-cell order: an odd margin cell (:func:`odd_margin`) is an edge neighbour."""
+    near = cv2.dilate(odd.astype(np.uint8), CROSS).astype(bool)
+    cells = dark_cells(bright_parity)
+    return near[cells[:, 1] + 1, cells[:, 0] + 1]
 
 
 def _same_place(h0: np.ndarray, h1: np.ndarray, tol: float = 0.5) -> bool:
@@ -277,4 +311,4 @@ class HandWatch:
             self._ref = view  # the board as it now stands (a move just made, lighting drift)
             settled = True
         return HandReading(foreign=foreign[1:9, 1:9], hidden=hidden, border=border, moving=moving,
-                           settled=settled, compared=compared, still=still)
+                           settled=settled, compared=compared, still=still, odd_margin=odd_margin(view))

@@ -24,7 +24,7 @@ from vision.cells import features, warp_lattice
 from vision.classify import ColourModel, bare_dark_colour, cell_vectors, dark_cells, default_classify, light_reference
 from vision.geometry import CORNER_NAMES, START_BOARD, image_to_topview
 from vision.localize import BoardFit, NotFound, check_fit, localize, refine, to_gray
-from vision.occlusion import HandWatch, hand_nearby, hidden_dark_cells, light_cover
+from vision.occlusion import HandWatch, arm_beside, hand_nearby, hidden_dark_cells, light_cover
 from vision.squarenet import (
     CLASSES,
     COLOUR_OF,
@@ -229,7 +229,8 @@ class VisionPipeline:
             prob = self._smooth(prob, seen_hand.still)
             pieces, conf = decide(prob)  # 0..5: . w b W B ?
             if self.model is not None and (pieces == COVERED).any():
-                self._unknown_pieces_uncovered(prob, pieces, conf, covered, fit.bright_parity)
+                arm = arm_beside(seen_hand.odd_margin, fit.bright_parity)
+                self._unknown_pieces_uncovered(prob, pieces, conf, covered, fit.bright_parity, arm)
             hidden |= pieces == COVERED  # the network sees a hand or arm over the square
             labels = COLOUR_OF[pieces]
         else:
@@ -263,16 +264,20 @@ class VisionPipeline:
 
     @staticmethod
     def _unknown_pieces_uncovered(prob: np.ndarray, pieces: np.ndarray, conf: np.ndarray, covered_light: np.ndarray,
-                                  bright_parity: int) -> None:
+                                  bright_parity: int, arm: np.ndarray | None = None) -> None:
         """Read lone "covered" squares as the likeliest other class (in place), with the board's colours learned.
 
         A hand is wider than a square: "covered" with no covered light square beside it and no other
         covered square next to it is a piece the network does not know (a board unlike its training). A
         '?' there would hold every observation back; a real hand over one square in video is caught by
-        the motion test.
+        the motion test. ``arm`` (32,) marks squares at the board's edge with an arm seen in the margin beside
+        them (``vision.occlusion.arm_beside``): a hand reaching a square from outside covers that square
+        alone, and stays ``?``.
         """
         net_covered = pieces == COVERED
         lone = net_covered & ~hand_nearby(net_covered, covered_light, bright_parity)
+        if arm is not None:
+            lone &= ~arm
         if lone.any():
             uncovered = prob.copy()
             uncovered[:, COVERED] = 0.0

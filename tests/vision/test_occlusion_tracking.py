@@ -91,3 +91,50 @@ def test_a_covered_square_needs_ahand_nearby():
     assert hand_nearby(net, light, 1)[a]
     net[b] = True  # a diagonal neighbour covered too
     assert hand_nearby(net, np.zeros((8, 8), dtype=bool), 1)[[a, b]].all()
+
+
+def _lattice_h(corners: dict) -> np.ndarray:
+    lattice = np.float32([[0, 0], [8, 0], [8, 8], [0, 8]])
+    return cv2.getPerspectiveTransform(lattice, np.float32([corners[k] for k in ("a1", "h1", "h8", "a8")]))
+
+
+def test_an_arm_reaching_an_edge_square_shows_in_the_margin_beside_it():
+    """In one picture, a hand over a square at the board's edge can show its arm in the margin beside it.
+
+    Skin and a light wooden frame often look alike, so this is a rate over random scenes, not a rule;
+    what must hold is that a clean margin is (nearly) never taken for an arm.
+    """
+    from vision.bench import random_board
+    from vision.occlusion import HandWatch, arm_beside
+    from vision.render import HandPose, random_scene_params, render_scene
+
+    rng = np.random.default_rng(41)
+    edge = [n for n in SQUARE_NAMES if n[0] in "ah" or n[1] in "18"]
+    hidden = seen = false = 0
+    for k in range(16):
+        params = random_scene_params(rng, size=(960, 540))
+        board = random_board(rng)
+        target = str(rng.choice(edge))
+        i = SQUARE_NAMES.index(target)
+        clean = render_scene(board, params, seed=k)
+        h = _lattice_h(clean.corners)
+        false += bool(arm_beside(HandWatch().check(clean.image, h, 1, np.zeros((8, 8), bool)).odd_margin, 1)[i])
+        r = render_scene(board, params, hand=HandPose(target_square=target, height_mm=30.0), seed=k)
+        if r.occluded[i] == "1":
+            hidden += 1
+            seen += bool(arm_beside(HandWatch().check(r.image, h, 1, np.zeros((8, 8), bool)).odd_margin, 1)[i])
+    assert hidden >= 8
+    assert seen >= 0.25 * hidden  # 3 of 11 here; 7 of 11 on the benchmark's larger pictures
+
+    assert false <= 1
+
+
+def test_a_lone_covered_square_stays_hidden_with_an_arm_beside_it():
+    from vision.squarenet import COVERED, decide
+
+    prob = np.tile([0.0, 0.9, 0.1, 0.0, 0.0, 0.0], (32, 1))
+    prob[0] = [0.001, 0.004, 0.0, 0.0, 0.0, 0.995]  # the network sees a hand over a1 alone
+    for arm, want in ((None, False), (np.zeros(32, bool), False), (np.eye(32, dtype=bool)[0], True)):
+        pieces, conf = decide(prob)
+        VisionPipeline._unknown_pieces_uncovered(prob, pieces, conf, np.zeros((8, 8), bool), 1, arm)
+        assert (pieces[0] == COVERED) == want
