@@ -23,7 +23,7 @@ import numpy as np
 from vision.bench import _mirror, random_board, square_right
 from vision.geometry import SQUARE_NAMES, START_BOARD
 from vision.pipeline import VisionPipeline
-from vision.squarenet import CLASSES, MODEL_PATH, SquareNet
+from vision.squarenet import CLASSES, CROWN_PATH, MODEL_PATH, SquareNet
 
 
 @dataclass
@@ -125,6 +125,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1, help="scene seed (default 1, the benchmark's)")
     ap.add_argument("--size", default="1280x720")
     ap.add_argument("--model", default=None, help="weights .npz instead of vision/models/squarenet.npz")
+    ap.add_argument("--crown-model", default=None, help="weights .npz instead of vision/models/crownnet.npz")
     ap.add_argument("--holdout-scenes", action="store_true", help="only held-out woods, pieces and light")
     ap.add_argument("--confusion", action="store_true", help="print confusion matrices")
     args = ap.parse_args(argv)
@@ -133,19 +134,21 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError:
         print(f"eval_squarenet: --size must look like 1280x720, not {args.size!r}", file=sys.stderr)
         return 2
-    if args.model:
-        import vision.pipeline
+    import vision.pipeline
 
-        try:
-            net = SquareNet.load(args.model)
-        except ValueError as exc:
-            print(f"eval_squarenet: {exc}", file=sys.stderr)
-            return 2
-        vision.pipeline.default_net = lambda: net  # the pipeline reads squares with this model
+    for path, name in ((args.model, "default_net"), (args.crown_model, "default_crown_net")):
+        if path:
+            try:
+                net = SquareNet.load(path)
+            except ValueError as exc:
+                print(f"eval_squarenet: {exc}", file=sys.stderr)
+                return 2
+            setattr(vision.pipeline, name, lambda net=net: net)  # the pipeline reads squares with this model
     cv2.setNumThreads(1)
     scores = run(args.n, args.seed, (w, h), args.holdout_scenes)
-    print(f"eval_squarenet: {args.n} scenes, seed {args.seed}, {w}x{h}, model {args.model or MODEL_PATH}"
-          f"{', held-out scenes only' if args.holdout_scenes else ''}; accuracy exact (kings as men); "
+    print(f"eval_squarenet: {args.n} scenes, seed {args.seed}, {w}x{h}, model {args.model or MODEL_PATH}, "
+          f"crown model {args.crown_model or CROWN_PATH}{', held-out scenes only' if args.holdout_scenes else ''}; "
+          "accuracy exact (kings as men); "
           f"ms = whole pipeline per frame in tracking mode, median (p95)")
     for name, s in scores.items():
         print(s.line(name))

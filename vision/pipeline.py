@@ -23,6 +23,7 @@ from vision import orientation as orient
 from vision.cells import features, warp_lattice
 from vision.classify import ColourModel, bare_dark_colour, cell_vectors, dark_cells, default_classify, light_reference
 from vision.geometry import CORNER_NAMES, START_BOARD, image_to_topview
+from vision.heights import height_strips, strip_maps
 from vision.localize import BoardFit, NotFound, check_fit, localize, refine, to_gray
 from vision.occlusion import HandWatch, arm_beside, hand_nearby, hidden_dark_cells, light_cover
 from vision.squarenet import (
@@ -31,8 +32,11 @@ from vision.squarenet import (
     COVERED,
     board_inputs,
     decide,
+    default_crown_net,
     default_net,
+    describe,
     with_colour_model,
+    with_crowns,
 )
 from vision.viewpoint import viewpoint
 
@@ -91,7 +95,8 @@ class VisionPipeline:
         self._a1_xy: tuple[float, float] | None = None  # where a1 was last decided (image px)
         self._hands = HandWatch()  # frame differencing against the last settled board (moving video)
         self._prob: np.ndarray | None = None  # per-square probabilities averaged over still frames
-        self._shift_for: tuple[BoardFit, tuple[int, int], np.ndarray] | None = None
+        self._crown: tuple | None = None  # (fit, crown network probabilities) while nothing moves
+        self._view_for: tuple | None = None  # (fit, frame size, shift, strip maps) of _viewpoint
         self._fixed_h: np.ndarray | None = None  # lattice -> image from corners the user set (profile)
         self._fixed: BoardFit | None = None  # that fit, measured on the first frame (parity, contrast)
         if profile:
@@ -145,6 +150,7 @@ class VisionPipeline:
         self._fit = None
         self._hands.reset()
         self._prob = None
+        self._crown = None
 
     def _locate(self, frame: np.ndarray) -> tuple[BoardFit, bool]:
         if self._fixed_h is not None:
@@ -207,8 +213,16 @@ class VisionPipeline:
         # model learned from this board's start position, when there is one, sharpens its colours.
         bare = bare_dark_colour(feat, fit.bright_parity, ~covered, ref)
         if self.squares == "net":
-            shift = self._shift(fit, (frame.shape[1], frame.shape[0]))
-            prob = default_net().probabilities(board_inputs(top, feat, fit.bright_parity, ~covered, vec, bare, shift))
+            shift, maps = self._viewpoint(fit, (frame.shape[1], frame.shape[0]))
+            # The crown network (height strips) is read again only when something on the board moved:
+            # a king is crowned or a piece changes only under a hand (a third of a tracking frame's time).
+            again = self._crown is None or self._crown[0] is not fit or seen_hand.still is None \
+                or not seen_hand.still.all() or seen_hand.hand
+            strips = height_strips(frame, maps) if again else None
+            d = describe(board_inputs(top, feat, fit.bright_parity, ~covered, vec, bare, shift, strips))
+            if again:
+                self._crown = (fit, default_crown_net().forward(d))
+            prob = with_crowns(default_net().forward(d), self._crown[1])
         if self.model is None:
             if self.squares == "net":
                 labels = COLOUR_OF[decide(prob)[0]]
@@ -229,7 +243,7 @@ class VisionPipeline:
             prob = self._smooth(prob, seen_hand.still)
             pieces, conf = decide(prob)  # 0..5: . w b W B ?
             if self.model is not None and (pieces == COVERED).any():
-                arm = arm_beside(seen_hand.odd_margin, fit.bright_parity)
+                arm = arm_beside(seen_hand.odd_margin_cells(), fit.bright_parity)
                 self._unknown_pieces_uncovered(prob, pieces, conf, covered, fit.bright_parity, arm)
             hidden |= pieces == COVERED  # the network sees a hand or arm over the square
             labels = COLOUR_OF[pieces]
@@ -283,12 +297,14 @@ class VisionPipeline:
             uncovered[:, COVERED] = 0.0
             pieces[lone], conf[lone] = (v[lone] for v in decide(uncovered))
 
-    def _shift(self, fit: BoardFit, size: tuple[int, int]) -> np.ndarray:
-        """(32, 2) top-view shift per unit height at the dark cells (vision.viewpoint), kept while tracking."""
-        if self._shift_for is None or self._shift_for[0] is not fit or self._shift_for[1] != size:
-            shift = viewpoint(fit.h, size).shift(dark_cells(fit.bright_parity) + 0.5)
-            self._shift_for = (fit, size, shift)
-        return self._shift_for[2]
+    def _viewpoint(self, fit: BoardFit, size: tuple[int, int]) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
+        """The dark cells' top-view shift per unit height (32, 2) (vision.viewpoint) and their height strips'
+        sample maps (vision.heights), computed once per board fit and kept while tracking."""
+        if self._view_for is None or self._view_for[0] is not fit or self._view_for[1] != size:
+            centres = dark_cells(fit.bright_parity) + 0.5
+            shift = viewpoint(fit.h, size).shift(centres)
+            self._view_for = (fit, size, shift, strip_maps(fit.h, centres, shift))
+        return self._view_for[2], self._view_for[3]
 
     def _smooth(self, prob: np.ndarray, still: np.ndarray | None) -> np.ndarray:
         """Average each square's probabilities over the frames in which its view has not changed.
@@ -369,6 +385,7 @@ class VisionPipeline:
         if min(gaps) < 3.0 * max(within, 1.0):
             return
         self.model = ColourModel.learn(vec, t)
+        self._prob = None  # readings made without the colour model are not carried over
         if self.white_at is None and self._rotation is None:
             self._remember(fit, k)
 
@@ -397,6 +414,7 @@ class VisionPipeline:
         k = orient.from_image_side(fit.h, self.white_at) if self.white_at is not None else int(np.argmin(costs))
         self._remember(fit, k)
         self.model = ColourModel.learn(vec, self._start_truth(fit, k))
+        self._prob = None  # readings made without the colour model are not carried over
         res = self.process(frame)
         agreement = sum(a == b for a, b in zip(res.board, START_BOARD, strict=True)) / 32
         if agreement < MIN_START_AGREEMENT:

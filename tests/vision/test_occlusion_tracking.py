@@ -118,11 +118,11 @@ def test_an_arm_reaching_an_edge_square_shows_in_the_margin_beside_it():
         i = SQUARE_NAMES.index(target)
         clean = render_scene(board, params, seed=k)
         h = _lattice_h(clean.corners)
-        false += bool(arm_beside(HandWatch().check(clean.image, h, 1, np.zeros((8, 8), bool)).odd_margin, 1)[i])
+        false += bool(arm_beside(HandWatch().check(clean.image, h, 1, np.zeros((8, 8), bool)).odd_margin_cells(), 1)[i])
         r = render_scene(board, params, hand=HandPose(target_square=target, height_mm=30.0), seed=k)
         if r.occluded[i] == "1":
             hidden += 1
-            seen += bool(arm_beside(HandWatch().check(r.image, h, 1, np.zeros((8, 8), bool)).odd_margin, 1)[i])
+            seen += bool(arm_beside(HandWatch().check(r.image, h, 1, np.zeros((8, 8), bool)).odd_margin_cells(), 1)[i])
     assert hidden >= 8
     assert seen >= 0.25 * hidden  # 3 of 11 here; 7 of 11 on the benchmark's larger pictures
 
@@ -138,3 +138,4 @@ def test_a_lone_covered_square_stays_hidden_with_an_arm_beside_it():
         pieces, conf = decide(prob)
         VisionPipeline._unknown_pieces_uncovered(prob, pieces, conf, np.zeros((8, 8), bool), 1, arm)
         assert (pieces[0] == COVERED) == want
+

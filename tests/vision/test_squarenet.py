@@ -5,13 +5,24 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.squarenet import CLASSES, N_INPUT, SquareNet, board_inputs, decide, default_net
+from vision.squarenet import (
+    CLASSES,
+    N_INPUT,
+    SquareNet,
+    board_inputs,
+    decide,
+    default_crown_net,
+    default_net,
+    describe,
+    with_crowns,
+)
 from vision.train_squares import board_samples
 
 
 def _read(image: np.ndarray, corners: dict) -> str:
-    """The network's board on the true corners (lattice = files × ranks, observation order)."""
-    labels, _ = decide(default_net().probabilities(board_samples(image, corners, None)))
+    """The networks' board on the true corners (lattice = files × ranks, observation order)."""
+    d = describe(board_samples(image, corners, None))
+    labels, _ = decide(with_crowns(default_net().forward(d), default_crown_net().forward(d)))
     return "".join(CLASSES[k] for k in labels)
 
 
@@ -35,9 +46,29 @@ def test_kings_on_a_tilted_board():
     r = render_scene(board, params)
     got = _read(r.image, r.corners)
     said = [i for i, g in enumerate(got) if g in "WB"]
-    # a false king is worse than a missed one: every king reported must be a king of that colour
+    # every king reported must be a king of that colour, and at this tilt many kings show their height
     assert all(got[i] == board[i] for i in said), f"{got} vs {board}"
     assert [g.lower() for g in got] == [t.lower() for t in board]
+    assert params.tilt_deg > 25 and len(said) >= 6, (params.tilt_deg, got)  # 8 of 16 here (640×360)
+
+
+def test_the_crown_network_splits_only_pieces():
+    rng = np.random.default_rng(5)
+    prob = rng.dirichlet(np.ones(6), size=32)
+    crown = rng.dirichlet(np.ones(6), size=32)
+    out = with_crowns(prob, crown)
+    assert np.allclose(out.sum(axis=1), 1.0)
+    assert np.allclose(out[:, [0, 5]], prob[:, [0, 5]])  # empty and covered: the square network's
+    assert np.allclose(out[:, 1] + out[:, 3], prob[:, 1] + prob[:, 3])  # light pieces keep their mass
+    share = crown[:, 4] / (crown[:, 2] + crown[:, 4])
+    assert np.allclose(out[:, 4] / (out[:, 2] + out[:, 4]), share)  # split as the crown network says
+
+
+def test_the_two_committed_networks_read_their_own_inputs():
+    assert not default_net().strip and default_crown_net().strip
+    x = np.zeros((4, N_INPUT), dtype=np.float32)
+    d = describe(x)
+    assert default_net().forward(d).shape == default_crown_net().forward(d).shape == (4, 6)
 
 
 def test_inputs_are_relative_to_the_board(get_scene):
