@@ -66,14 +66,19 @@ def localize(gray: np.ndarray) -> BoardFit:
     except NotFound:
         if scale >= 1.0:
             raise
-    # A small, steep board may have squares too small to find at the working size: full resolution.
-    return _localize_at(gray, 1.0)
+    # A small, steep board may have squares too small to find at the working size: full resolution, with
+    # a threshold window as small as two or three of its squares too (blurred small squares merge in a
+    # wider one).
+    return _localize_at(gray, 1.0, FINE_WINDOWS)
 
 
-def _localize_at(gray: np.ndarray, scale: float) -> BoardFit:
+FINE_WINDOWS = (0.03, 0.05, 0.12)  # adaptive-threshold windows of the full-resolution retry
+
+
+def _localize_at(gray: np.ndarray, scale: float, windows: tuple[float, ...] = (0.05, 0.12)) -> BoardFit:
     """Localization with the coarse search at ``scale`` of the frame."""
     small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else gray
-    quads, pols = find_quads(small)
+    quads, pols = find_quads(small, windows=windows)
     fits = [f for f in lattices(quads, pols) if len(f.cells) >= MIN_CELLS][:3]
     if not fits:
         raise NotFound("no checkerboard found")

@@ -14,15 +14,19 @@ import cv2
 import numpy as np
 
 
-def find_quads(gray: np.ndarray, min_side: float = 5.0) -> tuple[np.ndarray, np.ndarray]:
-    """Quadrilaterals in a grayscale image: ``(quads (N, 4, 2) clockwise, polarity (N,) 1=bright)``."""
+def find_quads(gray: np.ndarray, min_side: float = 5.0,
+               windows: tuple[float, ...] = (0.05, 0.12)) -> tuple[np.ndarray, np.ndarray]:
+    """Quadrilaterals in a grayscale image: ``(quads (N, 4, 2) clockwise, polarity (N,) 1=bright)``.
+
+    ``windows``: the adaptive threshold's window sizes as fractions of the image's longer side.
+    """
     h, w = gray.shape
     blur = cv2.GaussianBlur(gray, (3, 3), 0)
     kernel = np.ones((3, 3), np.uint8)
     quads: list[np.ndarray] = []
     pols: list[int] = []
     max_area = 0.05 * h * w
-    for block in _block_sizes(max(h, w)):
+    for block in _block_sizes(max(h, w), windows):
         binary = cv2.adaptiveThreshold(blur, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY, block, 0)
         for (pol, img), it in itertools.product(((1, binary), (0, 255 - binary)), (1, 2)):
             eroded = cv2.erode(img, kernel, iterations=it)
@@ -42,9 +46,9 @@ def find_quads(gray: np.ndarray, min_side: float = 5.0) -> tuple[np.ndarray, np.
     return np.array(quads, dtype=np.float64), np.array(pols, dtype=np.int64)
 
 
-def _block_sizes(size: int) -> list[int]:
+def _block_sizes(size: int, windows: tuple[float, ...] = (0.05, 0.12)) -> list[int]:
     """Adaptive-threshold windows: a few squares wide for boards from a third of the frame to all of it."""
-    return [int(size * f) // 2 * 2 + 1 for f in (0.05, 0.12)]
+    return [int(size * f) // 2 * 2 + 1 for f in windows]
 
 
 def _approx_quad(contour: np.ndarray, area: float, erosion: int) -> np.ndarray | None:

@@ -62,3 +62,33 @@ def test_no_board(get_scene, what):
         img = g
     with pytest.raises(NotFound):
         localize(img)
+
+
+def test_a_small_dim_blurred_board_at_the_frame_edge_is_found():
+    """The benchmark's hardest scene (its 86th): a board a sixth of the frame wide, 41° of tilt, dim and
+    blurred, at the picture's edge. Its squares merge in the working-size threshold windows; the
+    full-resolution retry with a window of two or three squares finds it under most noise draws."""
+    from vision.bench import corner_errors, random_board
+    from vision.geometry import SQUARE_NAMES
+    from vision.localize import _apply
+    from vision.render import HandPose, random_scene_params, render_scene
+
+    rng = np.random.default_rng(1)  # the benchmark's scene sequence (vision/bench.py, run_synthetic)
+    for _ in range(86):
+        params = random_scene_params(rng, size=(1280, 720))
+        board = "wwwwwwwwwwww........bbbbbbbbbbbb" if rng.random() < 0.2 else random_board(rng)
+        if rng.random() < 0.15:
+            HandPose(target_square=str(rng.choice(SQUARE_NAMES)), height_mm=float(rng.uniform(15, 80)))
+        rng.random()
+    assert abs(params.tilt_deg - 41.4) < 0.1  # the sequence is the benchmark's
+    found = 0
+    for seed in range(85, 93):
+        r = render_scene(board, params, seed=seed)
+        try:
+            fit = localize(to_gray(r.image))
+        except NotFound:
+            continue
+        pts = _apply(fit.h, np.array([[0, 0], [8, 0], [8, 8], [0, 8]], dtype=float))
+        assert corner_errors(dict(zip(("a1", "h1", "h8", "a8"), pts.tolist(), strict=True)), r.corners).max() < 2.0
+        found += 1
+    assert found >= 6  # 16 of 20 noise draws measured; 2 of 10 before the retry's small window
