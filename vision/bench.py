@@ -60,15 +60,14 @@ def crown_px(corners: dict, piece_height: float, size: tuple[int, int]) -> np.nd
     moves the top in the picture. Straight below the camera it is 0: there the height cannot be seen,
     and the issue asks for kings "where the camera angle shows their height; elsewhere the referee knows".
     """
-    from vision.geometry import SQUARE_NAMES
+    from vision.geometry import DARK_SQUARES, files_ranks_homography, project
     from vision.viewpoint import viewpoint
 
-    lattice = np.array([[0, 0], [8, 0], [8, 8], [0, 8]], dtype=np.float32)
-    h = cv2.getPerspectiveTransform(lattice, np.array([corners[k] for k in CORNER_NAMES], dtype=np.float32))
-    centres = np.array([[ord(n[0]) - ord("a") + 0.5, int(n[1:]) - 0.5] for n in SQUARE_NAMES])
+    h = files_ranks_homography(corners)
+    centres = np.array(DARK_SQUARES, dtype=np.float64) + 0.5
     shift = viewpoint(h, size).shift(centres)
-    man = cv2.perspectiveTransform((centres + piece_height * shift).reshape(-1, 1, 2), h).reshape(-1, 2)
-    king = cv2.perspectiveTransform((centres + 2 * piece_height * shift).reshape(-1, 1, 2), h).reshape(-1, 2)
+    man = project(h, centres + piece_height * shift)
+    king = project(h, centres + 2 * piece_height * shift)
     return np.linalg.norm(king - man, axis=1)
 
 

@@ -41,6 +41,19 @@ def image_to_topview(corners: dict[str, tuple[float, float]], size: int) -> np.n
     return h
 
 
+FILES_RANKS = np.array([[0, 0], [8, 0], [8, 8], [0, 8]], dtype=np.float64)  # a1 h1 h8 a8: u = file, v = rank
+
+
+def files_ranks_homography(corners: dict[str, tuple[float, float]], lattice: np.ndarray = FILES_RANKS) -> np.ndarray:
+    """Lattice (u along the files, v along the ranks, one unit per square) → image, from the outer corners.
+
+    Square (f, r) of ``DARK_SQUARES`` has its centre at (f + 0.5, r + 0.5), so the dark cells come in
+    observation order. ``lattice`` may be the corners' lattice points moved (a fit's jitter).
+    """
+    dst = np.array([corners[n] for n in CORNER_NAMES], dtype=np.float64)
+    return _homography(np.asarray(lattice, dtype=np.float64), dst)[0]
+
+
 def _homography(src: np.ndarray, dst: np.ndarray) -> tuple[np.ndarray, None]:
     import cv2
 

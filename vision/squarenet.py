@@ -229,7 +229,7 @@ def _height_profiles(lum: np.ndarray, shift: np.ndarray) -> tuple[np.ndarray, np
 
 
 class SquareNet:
-    """A trained network: ``probabilities(x)`` (N, 6) for inputs from :func:`board_inputs`.
+    """A trained network: ``forward(describe(x))`` (N, 6) for inputs ``x`` from :func:`board_inputs`.
 
     Layers: :func:`describe` (N_DESC numbers, or those without the height strip for a network trained
     before it) → 128 → 64 → 6, ReLU, softmax; inputs standardised by the training set's mean and
@@ -260,10 +260,6 @@ class SquareNet:
             if "lacks array" in str(exc) or "does not match" in str(exc):
                 raise
             raise ValueError(f"cannot read square model {path}: {exc}") from None
-
-    def probabilities(self, x: np.ndarray) -> np.ndarray:
-        """(N, 6) class probabilities (order of ``CLASSES``) for rows of :func:`board_inputs`."""
-        return self.forward(describe(x))
 
     def forward(self, d: np.ndarray) -> np.ndarray:
         """(N, 6) class probabilities for rows of :func:`describe` (small products: one BLAS thread).

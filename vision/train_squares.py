@@ -46,6 +46,7 @@ import numpy as np
 
 from vision.cells import features, warp_lattice
 from vision.classify import dark_cells
+from vision.geometry import FILES_RANKS, files_ranks_homography
 from vision.heights import height_strips, strip_maps
 from vision.squarenet import CLASSES, COVERED, STRIP_IN_DESC, board_inputs, describe
 from vision.viewpoint import viewpoint
@@ -53,7 +54,6 @@ from vision.viewpoint import viewpoint
 TRAIN_SEED = 2609  # the generator family of the training scenes (never the benchmark's seed 1)
 HOLDOUT = {"dark_wood": 3, "light_piece": 3, "dark_piece": 2}  # indices into the renderer's palettes
 COOL_LIGHT = 0.6  # held out too: scenes whose colour temperature is above this (-1 warm .. 1 cool)
-LATTICE = np.array([[0, 0], [8, 0], [8, 8], [0, 8]], dtype=np.float64)
 
 
 def training_board(rng: np.random.Generator) -> str:
@@ -99,9 +99,8 @@ def scene_params(rng: np.random.Generator, size: tuple[int, int], holdout_only: 
 
 def board_samples(image: np.ndarray, corners: dict, rng: np.random.Generator | None, jitter: float = 0.03):
     """(32, N_INPUT) inputs in observation order from a frame and its true corners (lattice = files×ranks)."""
-    src = LATTICE + (rng.normal(0, jitter, LATTICE.shape) if rng is not None else 0.0)
-    dst = np.array([corners[k] for k in ("a1", "h1", "h8", "a8")], dtype=np.float64)
-    h = cv2.getPerspectiveTransform(src.astype(np.float32), dst.astype(np.float32))
+    src = FILES_RANKS + (rng.normal(0, jitter, FILES_RANKS.shape) if rng is not None else 0.0)
+    h = files_ranks_homography(corners, src)
     top = warp_lattice(image, h)
     # lattice (u, v) = (file, rank): a1 is dark, so the bright cells have odd parity and the dark cells
     # in lattice order are exactly the observation order a1 c1 … h8

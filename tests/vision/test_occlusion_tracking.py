@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.geometry import SQUARE_NAMES
+from vision.geometry import SQUARE_NAMES, files_ranks_homography
 from vision.pipeline import VisionPipeline
 
 
@@ -93,11 +93,6 @@ def test_a_covered_square_needs_ahand_nearby():
     assert hand_nearby(net, np.zeros((8, 8), dtype=bool), 1)[[a, b]].all()
 
 
-def _lattice_h(corners: dict) -> np.ndarray:
-    lattice = np.float32([[0, 0], [8, 0], [8, 8], [0, 8]])
-    return cv2.getPerspectiveTransform(lattice, np.float32([corners[k] for k in ("a1", "h1", "h8", "a8")]))
-
-
 def test_an_arm_reaching_an_edge_square_shows_in_the_margin_beside_it():
     """In one picture, a hand over a square at the board's edge can show its arm in the margin beside it.
 
@@ -117,7 +112,7 @@ def test_an_arm_reaching_an_edge_square_shows_in_the_margin_beside_it():
         target = str(rng.choice(edge))
         i = SQUARE_NAMES.index(target)
         clean = render_scene(board, params, seed=k)
-        h = _lattice_h(clean.corners)
+        h = files_ranks_homography(clean.corners)
         false += bool(arm_beside(HandWatch().check(clean.image, h, 1, np.zeros((8, 8), bool)).odd_margin_cells(), 1)[i])
         r = render_scene(board, params, hand=HandPose(target_square=target, height_mm=30.0), seed=k)
         if r.occluded[i] == "1":
