@@ -37,7 +37,8 @@ _WORDS = {
         "accepted": "The position stands as played.", "remove": "Remove the piece on", "remove_pl":
         "Remove the pieces on", "pending": "Capture under way.", "crown": "Crown the piece on",
         "game_over": "Game over", "1-0": "White wins", "0-1": "Black wins", "1/2-1/2": "draw",
-        "new_game": "New game.", "takeback": "Last move taken back.", "no_board": "The camera does not see the board.",
+        "new_game": "New game.", "takeback": "Last move taken back.", "went_on": "The capture went on.",
+        "no_board": "The camera does not see the board.",
         "orientation": "The board is turned wrongly: a dark square must be at each player's left.",
         "board_ok": "Board found and placed correctly.", "hand": "Hand over the board.",
         "error": "Unreadable input",
@@ -53,7 +54,8 @@ _WORDS = {
         "accepted": "Pozice zůstává, jak byla zahrána.", "remove": "Odeberte kámen na", "remove_pl":
         "Odeberte kameny na", "pending": "Braní probíhá.", "crown": "Korunujte kámen na",
         "game_over": "Konec partie", "1-0": "vyhrál bílý", "0-1": "vyhrál černý", "1/2-1/2": "remíza",
-        "new_game": "Nová partie.", "takeback": "Poslední tah vzat zpět.", "no_board": "Kamera nevidí desku.",
+        "new_game": "Nová partie.", "takeback": "Poslední tah vzat zpět.", "went_on": "Braní pokračovalo.",
+        "no_board": "Kamera nevidí desku.",
         "orientation": "Deska je otočena špatně: vlevo u každého hráče musí být tmavé pole.",
         "board_ok": "Deska nalezena a správně umístěna.", "hand": "Ruka nad deskou.",
         "error": "Nečitelný vstup",
@@ -150,8 +152,8 @@ def _text(event: dict[str, Any], lang: str) -> tuple[str, str] | None:
         return f"{w['game_over']}, {result}{tail}.", "assertive"
     if kind == "game_start":
         return w["new_game"], "polite"
-    if kind == "takeback":
-        return w["takeback"], "polite"
+    if kind == "takeback":  # with a reason: the referee replaced a capture recorded at a stop on a longer one
+        return (w["went_on"] if event.get("reason") else w["takeback"]), "polite"
     if kind == "error":
         return f"{w['error']}: {event.get('message', '')}".strip(), "polite"
     return None

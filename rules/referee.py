@@ -10,6 +10,8 @@ compares it by colour with the position it believes in and answers with events (
 - the same board: nothing; the result of a legal move: ``move`` (then ``game_over`` when the game ends);
 - a capture under way (čl. 4.9–4.12: hops shown one by one, jumped pieces taken off in any order, even
   before the jumper moved): ``pending``, once per distinct board;
+- a king's looping capture held at a stop that is itself a legal capture's result, then carried on before the
+  opponent moved: ``takeback`` (with a ``reason``) and the longer capture's ``move``;
 - anything else: one ``violation`` per distinct illegal board, then, as the opponent decides (čl. 5.4,
   5.7), ``corrected`` (the board is put back, or on to a legal move from the position before) or
   ``accepted`` (the opponent played on from the illegal board, which then stands, recorded with a comment).
@@ -173,6 +175,9 @@ class Referee:
         if events is not None:
             self.state = CAPTURE_PENDING
             return events
+        events = self._capture_went_on(obs, t)
+        if events is not None:
+            return events
         return self._flag(index, obs)
 
     def _observe_after_violation(self, obs: Observation, t: float | None) -> list[Event]:
@@ -211,6 +216,32 @@ class Referee:
         if any((obs.unknown >> c) & 1 for c in move.captured):
             return []  # the piece may still be there: a capture under way fits as well
         return self._play(move, obs, t)
+
+    def _capture_went_on(self, obs: Observation, t: float | None) -> list[Event] | None:
+        """The last capture recorded was a stop on a longer one by the same piece: take it back, record that.
+
+        A king's capture can run round in a loop (čl. 4.9–4.12 let the player take the pieces off before
+        the jumper moves): a1 over c3 to d4, on over e3, g3 and g5 to f6 is also a1 round f6, h4 and f2 back
+        to d4. The board with the king held still on d4 is then the result of a legal capture, and it is
+        recorded; when, before the opponent has moved, the king goes on and the board becomes the result of
+        another capture from the same position by the same piece, through that stop and taking all its
+        pieces, the player had not finished. Without this the next board reads as the same side moving
+        twice (čl. 3.3).
+        """
+        if self.state != WAITING or not self.game.moves:
+            return None
+        last = self.game.moves[-1]
+        done = last.move
+        if last.illegal or done is None or not done.is_capture:
+            return None
+        before = PositionIndex(list(self.game.positions())[-2])
+        longer = before.results.get(obs.colours)
+        if longer is None or longer.start != done.start or done.end not in longer.path \
+                or not set(done.captured) <= set(longer.captured):
+            return None
+        events = self.takeback()
+        events[0]["reason"] = f"the capture went on from {SQUARE_NAMES[done.end]} (čl. 4.9–4.12)"
+        return events + self._play(longer, obs, t)
 
     # --- events -----------------------------------------------------------------------------------
 

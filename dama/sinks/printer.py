@@ -38,7 +38,8 @@ def describe(event: dict[str, Any]) -> str | None:
     if kind == "game_start":
         return f"new game: {event.get('fen', '')}"
     if kind == "takeback":
-        return f"  move taken back; position {event.get('fen', '')}"
+        why = f" ({event['reason']})" if event.get("reason") else ""
+        return f"  move taken back{why}; position {event.get('fen', '')}"
     if kind == "source":
         return f"  [{event.get('state')}] {event.get('message', '')}"
     if kind == "status":

@@ -165,3 +165,20 @@ def test_capture_out_of_turn_names_the_side_that_moved() -> None:
     events = ref.observe(edit(board, a1=".", b2="w"))
     assert [e["event"] for e in events] == ["accepted", "move"]
     assert events[0]["fen"] == "W:Wa1:Bc3,h8" and events[1]["move"] == "a1-b2"
+
+
+def test_a_looping_king_capture_held_at_a_stop_is_replaced_when_the_king_goes_on() -> None:
+    """Black's king on a1 takes c3, e3, g3 and g5 either way round the loop: a1-d4-f2-h4-f6 or
+    a1-f6-h4-f2-d4. The player takes the four pieces off, holds the king on d4, then carries it on to f6:
+    the board on d4 is the result of the second route (recorded), the board on f6 that of the first, which
+    replaces it, not a second Black move out of turn (čl. 3.3)."""
+    ref = Referee(Position.from_fen("B:Wa3,a7,c3,e3,g3,g5:BKa1,d8,h8"))
+    at_d4 = ref.observe("........w....B..........w....b.b")
+    assert [e["event"] for e in at_d4] == ["move"] and at_d4[0]["path"] == ["a1", "f6", "h4", "f2", "d4"]
+    on = ref.observe("........w.............B.w....b.b")
+    assert [e["event"] for e in on] == ["takeback", "move"], on
+    assert "went on from d4" in on[0]["reason"]
+    assert on[1]["ply"] == 1 and on[1]["path"] == ["a1", "d4", "f2", "h4", "f6"] and len(on[1]["captured"]) == 4
+    assert ref.position.fen() == "W:Wa3,a7:Bd8,Kf6,h8" and len(ref.game.moves) == 1
+    # a genuine second Black move after a finished capture is still flagged
+    assert [e["event"] for e in ref.observe("........w.............B.w...b..b")] == ["violation"]

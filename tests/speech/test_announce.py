@@ -78,3 +78,11 @@ def test_status_watcher_says_changes_only():
     assert "dark square" in turned.text
     back = w.update({"event": "status", "board_found": True, "orientation_ok": True})
     assert back is not None and back.politeness == "polite"
+
+
+def test_a_capture_replaced_by_the_longer_one_is_said_as_going_on():
+    event = {"event": "takeback", "ply": 40, "fen": "B:Wc3:BKa1",
+             "reason": "the capture went on from d4 (čl. 4.9–4.12)"}
+    assert announce(event, "en").text == "The capture went on."
+    assert announce(event, "cs").text == "Braní pokračovalo."
+    assert announce({"event": "takeback", "ply": 3, "fen": "W:Wc3:Bd6"}, "en").text == "Last move taken back."
