@@ -150,3 +150,34 @@ def test_a_hand_hides_squares_instead_of_inventing_pieces():
             else:
                 assert g.lower() == t.lower() or g == "?", (seed, got)
     assert hidden >= 3 and invented <= 1, (hidden, invented)
+
+
+def test_training_renders_and_trains_both_networks(tmp_path):
+    """`python -m vision.train_squares` end to end on a tiny set: a crown network that reads the height
+    strips and, with --no-strips, a square network that leaves them out; both load and read a board."""
+    from vision.train_squares import main
+
+    data = tmp_path / "squares.npz"
+    assert main(["render", "--scenes", "2", "--boards", "1", "--seed", "77", "--sizes", "480x270",
+                 "--covered", "--out", str(data)]) == 0
+    with np.load(data) as d:
+        assert d["x"].shape == (64, N_INPUT) and set(np.unique(d["scene"])) == {0, 1}
+    nets = {}
+    for name, extra in (("crown", ["--mirror"]), ("squares", ["--no-strips"])):
+        out = tmp_path / f"{name}.npz"
+        assert main(["train", "--data", str(data), "--epochs", "1", "--hidden", "8,4", "--out", str(out), *extra]) == 0
+        nets[name] = SquareNet.load(out)
+    assert nets["crown"].strip and not nets["squares"].strip
+    d = describe(np.zeros((3, N_INPUT), dtype=np.float32))
+    for net in nets.values():
+        p = net.forward(d)
+        assert p.shape == (3, len(CLASSES)) and np.allclose(p.sum(axis=1), 1.0)
+
+
+def test_training_refuses_a_broken_set(tmp_path, capsys):
+    from vision.train_squares import main
+
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(b"not a zip")
+    assert main(["train", "--data", str(bad), "--out", str(tmp_path / "net.npz")]) == 2
+    assert "cannot read" in capsys.readouterr().err
