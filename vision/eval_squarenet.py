@@ -21,9 +21,10 @@ import cv2
 import numpy as np
 
 from vision.bench import _mirror, random_board, square_right
+from vision.crowns import CROWN_PATH, CrownReader
 from vision.geometry import SQUARE_NAMES, START_BOARD
 from vision.pipeline import VisionPipeline
-from vision.squarenet import CLASSES, CROWN_PATH, MODEL_PATH, SquareNet
+from vision.squarenet import CLASSES, MODEL_PATH, SquareNet
 
 
 @dataclass
@@ -136,10 +137,11 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     import vision.pipeline
 
-    for path, name in ((args.model, "default_net"), (args.crown_model, "default_crown_net")):
+    for path, name, kind in ((args.model, "default_net", SquareNet),
+                             (args.crown_model, "default_crown_reader", CrownReader)):
         if path:
             try:
-                net = SquareNet.load(path)
+                net = kind.load(path)
             except ValueError as exc:
                 print(f"eval_squarenet: {exc}", file=sys.stderr)
                 return 2

@@ -22,6 +22,7 @@ import numpy as np
 from vision import orientation as orient
 from vision.cells import features, warp_lattice
 from vision.classify import ColourModel, bare_dark_colour, cell_vectors, dark_cells, default_classify, light_reference
+from vision.crowns import default_crown_reader
 from vision.geometry import CORNER_NAMES, START_BOARD, image_to_topview
 from vision.heights import height_strips, strip_maps
 from vision.localize import BoardFit, NotFound, check_fit, localize, refine, to_gray
@@ -32,7 +33,6 @@ from vision.squarenet import (
     COVERED,
     board_inputs,
     decide,
-    default_crown_net,
     default_net,
     describe,
     with_colour_model,
@@ -45,6 +45,7 @@ TOPVIEW_SIZE = 256
 MIN_START_AGREEMENT = 0.6  # share of squares a start-position frame must read back after learning from it
 # (rendered start positions read back 20–32 of 32; a board with its pieces on the light squares 9)
 SMOOTHING = 0.5  # weight of the newest frame in a still square's running average of probabilities
+PIECE_FOR_CROWN = 0.01  # the square network's piece probability from which the crown reader reads a square
 CHARS = np.array(list(CLASSES))  # . w b W B ?
 
 
@@ -214,15 +215,20 @@ class VisionPipeline:
         bare = bare_dark_colour(feat, fit.bright_parity, ~covered, ref)
         if self.squares == "net":
             shift, maps = self._viewpoint(fit, (frame.shape[1], frame.shape[0]))
-            # The crown network (height strips) is read again only when something on the board moved:
-            # a king is crowned or a piece changes only under a hand (it costs 0.3 ms of a 3.5 ms frame).
+            # The crown reader (vision/crowns.py, over the height strips) reads again only when something moved:
+            # a king is crowned or a piece changes only under a hand.
             again = self._crown is None or self._crown[0] is not fit or seen_hand.still is None \
                 or not seen_hand.still.all() or seen_hand.hand
             strips = height_strips(frame, maps) if again else None
             d = describe(board_inputs(top, feat, fit.bright_parity, ~covered, vec, bare, shift, strips))
-            if again:
-                self._crown = (fit, default_crown_net().forward(d))
-            prob = with_crowns(default_net().forward(d), self._crown[1])
+            prob = default_net().forward(d)
+            if again:  # only squares that may hold a piece (the reader costs 0.3 ms per network for 32)
+                share = np.zeros(len(d))
+                piece = prob[:, 1:5].sum(axis=1) > PIECE_FOR_CROWN
+                if piece.any():
+                    share[piece] = default_crown_reader().king_share(d[piece])
+                self._crown = (fit, share)
+            prob = with_crowns(prob, self._crown[1])
         if self.model is None:
             if self.squares == "net":
                 labels = COLOUR_OF[decide(prob)[0]]

@@ -22,14 +22,14 @@ land) shows the same stretch at the picture's own resolution, with the seam betw
 The sixth class, covered, is a square a hand or arm hides (the renderer's ground truth: a fifth of the
 square's middle under the hand); it is reported ``?``.
 
-Two small multilayer perceptrons in plain numpy (→ 128 → 64 → 6, softmax), trained offline by
-``vision/train_squares.py`` on rendered scenes. The square network (``vision/models/squarenet.npz``)
-reads the 99 numbers without the height strip and decides empty / light / dark / covered; the crown
-network (``vision/models/crownnet.npz``) reads all 489 and decides only, for a piece, man or king
-(:func:`with_crowns`). A forward pass for 32 squares is a few small matrix products (well under a
+A small multilayer perceptron in plain numpy (→ 128 → 64 → 6, softmax), trained offline by
+``vision/train_squares.py`` on rendered scenes: the square network (``vision/models/squarenet.npz``)
+reads the 99 numbers without the height strip and decides empty / light / dark / covered. Man or king
+is the crown reader's call (``vision.crowns``, a small convolutional network over the strip), merged by
+:func:`with_crowns`. A forward pass for 32 squares is a few small matrix products (well under a
 millisecond).
 
-Kings are reported only when the crown network is fairly sure (``KING_THRESHOLD``); the referee tracks
+Kings are reported only when the crown reader is fairly sure (``KING_THRESHOLD``); the referee tracks
 kings from the moves anyway.
 """
 
@@ -57,7 +57,6 @@ AB_END = SIDE * SIDE + PATCH * PATCH * 2  # the inputs: lightness patch, colour 
 N_INPUT = AB_END + N_STRIP + N_SCALARS
 KING_THRESHOLD = 0.95  # share of a piece's probability a king needs to be reported as one (docs/vision.md)
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "squarenet.npz"
-CROWN_PATH = Path(__file__).resolve().parent / "models" / "crownnet.npz"
 COLOUR_OF = np.array([0, 1, 2, 1, 2, 0])  # class -> colour class of vision.classify (empty, light, dark); covered
 # squares are hidden by the caller, their colour class never read
 COLOUR_FEATURES = 6  # of vision.classify.cell_vectors: centre − light reference (3), centre − corners (3)
@@ -335,22 +334,21 @@ def _blas() -> ThreadpoolController:
     return ThreadpoolController()
 
 
-def with_crowns(prob: np.ndarray, crown_prob: np.ndarray) -> np.ndarray:
-    """(N, 6) the square network's probabilities with each colour's man/king split taken from the crown
-    network's.
+def with_crowns(prob: np.ndarray, king_share: np.ndarray) -> np.ndarray:
+    """(N, 6) the square network's probabilities with each piece split between man and king by
+    ``king_share`` (N,), the crown reader's probability that a piece there is a king (``vision.crowns``).
 
-    Two networks, each for what it was shown to do best: the square network (trained on the top view
-    alone) reads empty / light / dark / covered, steady on small, compressed video; the crown network
-    (trained with the height strips, ``vision.heights``) tells a king from a man. On the benchmark the
-    crown network alone read kings three times in four, but on a 480×270 test video it took a dark man
-    for an empty square for seconds, where the square network never did.
+    Two readers, each for what it was shown to do best: the square network (trained on the top view
+    alone) reads empty / light / dark / covered, steady on small, compressed video; the crown reader
+    (the height strips, ``vision.heights``) tells a king from a man. A network that read the strips for
+    everything read kings well, but on a 480×270 test video it took a dark man for an empty square for
+    seconds, where the square network never did.
     """
     p = np.asarray(prob, dtype=np.float64)
-    c = np.asarray(crown_prob, dtype=np.float64)
+    share = np.clip(np.asarray(king_share, dtype=np.float64).reshape(-1), 0.0, 1.0)
     out = p.copy()
     for man, king in ((1, 3), (2, 4)):
         piece = p[:, man] + p[:, king]
-        share = c[:, king] / np.maximum(c[:, man] + c[:, king], 1e-12)
         out[:, man] = piece * (1.0 - share)
         out[:, king] = piece * share
     return out
@@ -362,12 +360,6 @@ def default_net() -> SquareNet:
     return SquareNet.load(MODEL_PATH)
 
 
-@lru_cache(maxsize=1)
-def default_crown_net() -> SquareNet:
-    """The committed crown network (loaded once)."""
-    return SquareNet.load(CROWN_PATH)
-
-
-__all__ = ["CLASSES", "COLOUR_FEATURES", "COLOUR_OF", "COVERED", "COVERED_THRESHOLD", "CROWN_PATH", "KING_THRESHOLD",
+__all__ = ["CLASSES", "COLOUR_FEATURES", "COLOUR_OF", "COVERED", "COVERED_THRESHOLD", "KING_THRESHOLD",
            "MODEL_PATH", "N_DESC", "N_INPUT", "STRIP_IN_DESC", "SquareNet", "board_inputs", "decide",
-           "default_crown_net", "default_net", "describe", "with_colour_model", "with_crowns"]
+           "default_net", "describe", "with_colour_model", "with_crowns"]

@@ -11,20 +11,19 @@
     for s in 2614 2615; do .venv/bin/python -m vision.train_squares render --scenes 1000 --boards 3 \
         --seed $s --hand-rate 0.9 --covered --holding-rate 0.3 --out /tmp/squares_hands_$s.npz; done
     SETS="/tmp/squares2.npz /tmp/squares3.npz /tmp/squares_hands.npz /tmp/squares_2612.npz /tmp/squares_2613.npz"
-    .venv/bin/python -m vision.train_squares train --data $SETS --mirror --epochs 30 \
-        --out vision/models/crownnet.npz           # the committed crown network
-    .venv/bin/python -m vision.train_squares train --data $SETS /tmp/squares_hands_2614.npz \
-        /tmp/squares_hands_2615.npz --no-strips --epochs 40 \
+    HANDS="/tmp/squares_hands_2614.npz /tmp/squares_hands_2615.npz"
+    .venv/bin/python -m vision.train_squares train --data $SETS $HANDS --no-strips --epochs 40 \
         --out vision/models/squarenet.npz          # the committed square network (colours and hands)
-    # the transfer test: the same two commands with --holdout (no held-out wood, piece or light), e.g.
-    .venv/bin/python -m vision.train_squares train --data $SETS --mirror --epochs 30 --holdout \
-        --out /tmp/crownnet_holdout.npz
+    .venv/bin/python -m vision.train_crowns --data $SETS $HANDS --epochs 40 --nets 2 \
+        --out vision/models/crownnet.npz           # the committed crown reader (vision/crowns.py)
+    # the transfer test: both commands again with --holdout (no held-out wood, piece or light)
 
-Rendering takes about four minutes per thousand scenes and training five to ten minutes per network on one
-core. The square network leaves the height strips out (``--no-strips``): trained with them it read a dark
-man on a small, blurred video as an empty square for seconds. The crown network reads them, and decides only
-between man and king (:func:`vision.squarenet.with_crowns`). Adding the two hand sets to the crown network's
-training did find a few more kings, but it took a man under a soft shadow for a king; it was not kept.
+Rendering takes about four minutes per thousand scenes; training the square network about six minutes on
+one core. It leaves the height strips out (``--no-strips``): trained with them, it read a dark man on a
+small, blurred video as an empty square for seconds. Man or king is the crown reader's call
+(``vision/crowns.py``), a convolutional network over the strips trained by ``vision/train_crowns.py``
+on the same sets; a multilayer perceptron trained here with the strips (``--mirror`` adds every piece
+mirrored) found fewer kings (docs/vision.md).
 
 Scenes come from ``vision.render.random_scene_params`` driven by ``np.random.default_rng([seed, scene])``
 (seed ``TRAIN_SEED`` = 2609, 2610 for the small frames, 2611 and 2614–2615 for the hands, 2612–2613 more of the

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from vision.crowns import default_crown_reader
 from vision.squarenet import (
     CLASSES,
     N_INPUT,
     SquareNet,
     board_inputs,
     decide,
-    default_crown_net,
     default_net,
     describe,
     with_crowns,
@@ -22,7 +22,7 @@ from vision.train_squares import board_samples
 def _read(image: np.ndarray, corners: dict) -> str:
     """The networks' board on the true corners (lattice = files × ranks, observation order)."""
     d = describe(board_samples(image, corners, None))
-    labels, _ = decide(with_crowns(default_net().forward(d), default_crown_net().forward(d)))
+    labels, _ = decide(with_crowns(default_net().forward(d), default_crown_reader().king_share(d)))
     return "".join(CLASSES[k] for k in labels)
 
 
@@ -52,23 +52,23 @@ def test_kings_on_a_tilted_board():
     assert params.tilt_deg > 25 and len(said) >= 6, (params.tilt_deg, got)  # 8 of 16 here (640×360)
 
 
-def test_the_crown_network_splits_only_pieces():
+def test_the_crown_reader_splits_only_pieces():
     rng = np.random.default_rng(5)
     prob = rng.dirichlet(np.ones(6), size=32)
-    crown = rng.dirichlet(np.ones(6), size=32)
-    out = with_crowns(prob, crown)
+    share = rng.random(32)
+    out = with_crowns(prob, share)
     assert np.allclose(out.sum(axis=1), 1.0)
     assert np.allclose(out[:, [0, 5]], prob[:, [0, 5]])  # empty and covered: the square network's
     assert np.allclose(out[:, 1] + out[:, 3], prob[:, 1] + prob[:, 3])  # light pieces keep their mass
-    share = crown[:, 4] / (crown[:, 2] + crown[:, 4])
-    assert np.allclose(out[:, 4] / (out[:, 2] + out[:, 4]), share)  # split as the crown network says
+    assert np.allclose(out[:, 4] / (out[:, 2] + out[:, 4]), share)  # split as the crown reader says
 
 
-def test_the_two_committed_networks_read_their_own_inputs():
-    assert not default_net().strip and default_crown_net().strip
-    x = np.zeros((4, N_INPUT), dtype=np.float32)
-    d = describe(x)
-    assert default_net().forward(d).shape == default_crown_net().forward(d).shape == (4, 6)
+def test_the_committed_networks_read_their_own_inputs():
+    assert not default_net().strip  # the square network leaves the height strips to the crown reader
+    d = describe(np.zeros((4, N_INPUT), dtype=np.float32))
+    assert default_net().forward(d).shape == (4, 6)
+    share = default_crown_reader().king_share(d)
+    assert share.shape == (4,) and np.all((share >= 0) & (share <= 1))
 
 
 def test_inputs_are_relative_to_the_board(get_scene):
@@ -153,21 +153,22 @@ def test_a_hand_hides_squares_instead_of_inventing_pieces():
 
 
 def test_training_renders_and_trains_both_networks(tmp_path):
-    """`python -m vision.train_squares` end to end on a tiny set: a crown network that reads the height
-    strips and, with --no-strips, a square network that leaves them out; both load and read a board."""
+    """`python -m vision.train_squares` end to end on a tiny set: a network that reads the height strips
+    (each piece also mirrored) and, with --no-strips, the square network that leaves them out; both load
+    and read a board."""
     from vision.train_squares import main
 
-    data = tmp_path / "squares.npz"
+    data = tmp_path / "rendered.npz"
     assert main(["render", "--scenes", "2", "--boards", "1", "--seed", "77", "--sizes", "480x270",
                  "--covered", "--out", str(data)]) == 0
     with np.load(data) as d:
         assert d["x"].shape == (64, N_INPUT) and set(np.unique(d["scene"])) == {0, 1}
     nets = {}
-    for name, extra in (("crown", ["--mirror"]), ("squares", ["--no-strips"])):
+    for name, extra in (("strips", ["--mirror"]), ("squares", ["--no-strips"])):
         out = tmp_path / f"{name}.npz"
         assert main(["train", "--data", str(data), "--epochs", "1", "--hidden", "8,4", "--out", str(out), *extra]) == 0
         nets[name] = SquareNet.load(out)
-    assert nets["crown"].strip and not nets["squares"].strip
+    assert nets["strips"].strip and not nets["squares"].strip
     d = describe(np.zeros((3, N_INPUT), dtype=np.float32))
     for net in nets.values():
         p = net.forward(d)
