@@ -45,7 +45,7 @@ TOPVIEW_SIZE = 256
 MIN_START_AGREEMENT = 0.6  # share of squares a start-position frame must read back after learning from it
 # (rendered start positions read back 20–32 of 32; a board with its pieces on the light squares 9)
 SMOOTHING = 0.5  # weight of the newest frame in a still square's running average of probabilities
-PIECE_FOR_CROWN = 0.01  # the square network's piece probability from which the crown reader reads a square
+NOT_EMPTY_FOR_CROWN = 0.01  # the crown reader (0.3 ms per network for 32 squares) skips squares surely empty
 CHARS = np.array(list(CLASSES))  # . w b W B ?
 
 
@@ -215,16 +215,18 @@ class VisionPipeline:
         bare = bare_dark_colour(feat, fit.bright_parity, ~covered, ref)
         if self.squares == "net":
             shift, maps = self._viewpoint(fit, (frame.shape[1], frame.shape[0]))
-            # The crown reader (vision/crowns.py, over the height strips) reads again only when something moved:
-            # a king is crowned or a piece changes only under a hand.
-            again = self._crown is None or self._crown[0] is not fit or seen_hand.still is None \
-                or not seen_hand.still.all() or seen_hand.hand
+            # The crown reader (vision/crowns.py, over the height strips) reads again only when something moved
+            # and no hand is over the board: a king is crowned or a piece changes only under a hand, and no
+            # observation is passed on while one is there. The first frame after it leaves differs from the
+            # one before, so the crowns are read then.
+            again = self._crown is None or self._crown[0] is not fit or (not seen_hand.hand and (
+                seen_hand.still is None or not seen_hand.still.all()))
             strips = height_strips(frame, maps) if again else None
             d = describe(board_inputs(top, feat, fit.bright_parity, ~covered, vec, bare, shift, strips))
             prob = default_net().forward(d)
-            if again:  # only squares that may hold a piece (the reader costs 0.3 ms per network for 32)
+            if again:  # only squares not surely empty (a piece, or a hand that may be leaving one)
                 share = np.zeros(len(d))
-                piece = prob[:, 1:5].sum(axis=1) > PIECE_FOR_CROWN
+                piece = prob[:, 0] < 1.0 - NOT_EMPTY_FOR_CROWN
                 if piece.any():
                     share[piece] = default_crown_reader().king_share(d[piece])
                 self._crown = (fit, share)
