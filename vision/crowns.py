@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.heights import ACROSS, ALONG
-from vision.squarenet import N_PROFILE, STRIP_IN_DESC, _blas
+from vision.squarenet import N_PROFILE, STRIP_IN_DESC, _blas, read_weights
 
 CROWN_PATH = Path(__file__).resolve().parent / "models" / "crownnet.npz"
 HALF = len(ACROSS) // 2  # rows of the folded strip
@@ -70,6 +70,12 @@ def unfold(x: np.ndarray, k: int) -> np.ndarray:
     return np.ascontiguousarray(w.transpose(0, 1, 3, 2)).reshape(x.shape[0], x.shape[1] - k + 1, -1)
 
 
+def conv_outputs(k1: int, k2: int, f2: int) -> int:
+    """Values the convolutions hand to the first dense layer: filters ``k1`` and ``k2`` long (the second
+    after max-pooling by 2) over a strip of ``len(ALONG)`` samples, ``f2`` filters in the second."""
+    return ((len(ALONG) - k1 + 1) // 2 - k2 + 1) * f2
+
+
 def conv_forward(p: dict[str, np.ndarray], strips: np.ndarray, other: np.ndarray,
                  keep: bool = False) -> tuple[np.ndarray, tuple | None]:
     """(B,) king logits of one network's parameters ``p`` (``other`` already standardised); with ``keep``
@@ -105,36 +111,21 @@ class CrownReader:
                          for ks in keys]
         except KeyError as exc:
             raise ValueError(f"crown model lacks array {exc}") from None
-        x = np.zeros((1, len(ALONG), HALF), dtype=np.float32)
-        try:
-            for p in self.nets:
-                if p["w0"].shape[0] != self._flat(p, x) + self.mu.shape[0] or p["w2"].shape[1] != 1:
-                    raise ValueError
-        except ValueError:
-            raise ValueError("crown model does not match this version's inputs (retrain it)") from None
+        if not all(self._fits(p, self.mu.shape[0]) for p in self.nets):
+            raise ValueError("crown model does not match this version's inputs (retrain it)")
 
     @staticmethod
-    def _flat(p: dict[str, np.ndarray], x: np.ndarray) -> int:
-        """Number of convolution outputs the first dense layer receives (checks the filter shapes)."""
-        k1 = p["c1"].shape[0] // HALF
-        if k1 * HALF != p["c1"].shape[0]:
-            raise ValueError
-        pooled = (x.shape[1] - k1 + 1) // 2
-        k2 = p["c2"].shape[0] // p["c1"].shape[1]
-        if k2 * p["c1"].shape[1] != p["c2"].shape[0]:
-            raise ValueError
-        return (pooled - k2 + 1) * p["c2"].shape[1]
+    def _fits(p: dict[str, np.ndarray], n_shape: int) -> bool:
+        """Do one network's filters and layers fit the folded strip and ``n_shape`` shape features?"""
+        k1, odd1 = divmod(p["c1"].shape[0], HALF)
+        k2, odd2 = divmod(p["c2"].shape[0], p["c1"].shape[1])
+        flat = conv_outputs(k1, k2, p["c2"].shape[1])
+        return not odd1 and not odd2 and p["w0"].shape[0] == flat + n_shape and p["w2"].shape[1] == 1
 
     @classmethod
     def load(cls, path: Path | str = CROWN_PATH) -> CrownReader:
         """Load weights saved by ``vision/train_crowns.py``; ValueError with the reason if unusable."""
-        try:
-            with np.load(path) as data:
-                return cls({k: data[k] for k in data.files})
-        except (OSError, ValueError, EOFError) as exc:
-            if "lacks array" in str(exc) or "does not match" in str(exc):
-                raise
-            raise ValueError(f"cannot read crown model {path}: {exc}") from None
+        return cls(read_weights(path, "crown model"))
 
     def logits(self, d: np.ndarray) -> np.ndarray:
         """(N,) mean king logit of the networks for rows of :func:`vision.squarenet.describe`."""
@@ -154,4 +145,5 @@ def default_crown_reader() -> CrownReader:
     return CrownReader.load(CROWN_PATH)
 
 
-__all__ = ["CROWN_PATH", "CrownReader", "conv_forward", "crown_inputs", "default_crown_reader", "unfold"]
+__all__ = ["CROWN_PATH", "CrownReader", "conv_forward", "conv_outputs", "crown_inputs", "default_crown_reader",
+           "unfold"]

@@ -35,6 +35,7 @@ kings from the moves anyway.
 
 from __future__ import annotations
 
+import zipfile
 from contextlib import nullcontext
 from functools import lru_cache
 from pathlib import Path
@@ -227,6 +228,15 @@ def _height_profiles(lum: np.ndarray, shift: np.ndarray) -> tuple[np.ndarray, np
     return out[:, :N_PROFILE], out[:, N_PROFILE:]
 
 
+def read_weights(path: Path | str, what: str) -> dict[str, np.ndarray]:
+    """Every array of a saved ``.npz`` of weights; ValueError naming ``what`` and the reason if unreadable."""
+    try:
+        with np.load(path) as data:
+            return {k: data[k] for k in data.files}
+    except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
+        raise ValueError(f"cannot read {what} {path}: {exc}") from None
+
+
 class SquareNet:
     """A trained network: ``forward(describe(x))`` (N, 6) for inputs ``x`` from :func:`board_inputs`.
 
@@ -252,13 +262,7 @@ class SquareNet:
     @classmethod
     def load(cls, path: Path | str = MODEL_PATH) -> SquareNet:
         """Load weights saved by ``vision/train_squares.py``; ValueError with the reason if unusable."""
-        try:
-            with np.load(path) as data:
-                return cls({k: data[k] for k in data.files})
-        except (OSError, ValueError, EOFError) as exc:
-            if "lacks array" in str(exc) or "does not match" in str(exc):
-                raise
-            raise ValueError(f"cannot read square model {path}: {exc}") from None
+        return cls(read_weights(path, "square model"))
 
     def forward(self, d: np.ndarray) -> np.ndarray:
         """(N, 6) class probabilities for rows of :func:`describe` (small products: one BLAS thread).
@@ -361,5 +365,5 @@ def default_net() -> SquareNet:
 
 
 __all__ = ["CLASSES", "COLOUR_FEATURES", "COLOUR_OF", "COVERED", "COVERED_THRESHOLD", "KING_THRESHOLD",
-           "MODEL_PATH", "N_DESC", "N_INPUT", "STRIP_IN_DESC", "SquareNet", "board_inputs", "decide",
+           "MODEL_PATH", "N_DESC", "N_INPUT", "STRIP_IN_DESC", "SquareNet", "board_inputs", "decide", "read_weights",
            "default_net", "describe", "with_colour_model", "with_crowns"]

@@ -26,18 +26,19 @@ import zipfile
 
 import numpy as np
 
-from vision.crowns import PARAMS, CrownReader, conv_forward, crown_inputs
+from vision.crowns import PARAMS, CrownReader, conv_forward, conv_outputs, crown_inputs
 from vision.squarenet import KING_THRESHOLD, describe
+from vision.train_squares import held_back
 
 
 def _he(rng: np.random.Generator, a: int, b: int) -> np.ndarray:
     return rng.normal(0.0, np.sqrt(2.0 / a), (a, b)).astype(np.float32)
 
 
-def init(rng: np.random.Generator, along: int, channels: int, n_other: int, k1: int = 7, f1: int = 24,
+def init(rng: np.random.Generator, channels: int, n_other: int, k1: int = 7, f1: int = 24,
          k2: int = 5, f2: int = 32, hidden: tuple[int, int] = (128, 64)) -> dict[str, np.ndarray]:
     """Random initial parameters (He) of one crown network."""
-    flat = ((along - k1 + 1) // 2 - k2 + 1) * f2
+    flat = conv_outputs(k1, k2, f2)
     z = np.zeros
     return {"c1": _he(rng, k1 * channels, f1), "cb1": z(f1, np.float32), "c2": _he(rng, k2 * f1, f2),
             "cb2": z(f2, np.float32), "w0": _he(rng, flat + n_other, hidden[0]), "b0": z(hidden[0], np.float32),
@@ -86,7 +87,7 @@ def train_one(strips: np.ndarray, other: np.ndarray, king: np.ndarray, weight: n
               seed: int = 0, batch: int = 256, lr: float = 2e-3, decay: float = 1e-4) -> dict[str, np.ndarray]:
     """One network's parameters (``other`` standardised; ``king`` 0/1; ``weight`` per sample)."""
     rng = np.random.default_rng(seed)
-    p = init(rng, strips.shape[1], strips.shape[2], other.shape[1])
+    p = init(rng, strips.shape[2], other.shape[1])
     m = {k: np.zeros_like(v) for k, v in p.items()}
     v = {k: np.zeros_like(v) for k, v in p.items()}
     step, n = 0, len(strips)
@@ -125,7 +126,7 @@ def load_pieces(paths: list[str], holdout: bool = False):
             x = d["x"][keep]
         rows.append(np.concatenate([describe(x[i:i + 20_000]) for i in range(0, len(x), 20_000)]))
         kings.append(np.isin(y[keep], (3, 4)).astype(np.float32))
-        vals.append((scene[keep] / (scene.max() + 1)) >= 0.9)  # the last tenth of each set's scenes
+        vals.append(held_back(scene)[keep])
         print(f"  {path}: {int(keep.sum())} pieces", file=sys.stderr)
     return np.concatenate(rows), np.concatenate(kings), np.concatenate(vals)
 

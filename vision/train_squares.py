@@ -267,17 +267,13 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     parts = []
     try:
-        for k, path in enumerate(args.data):
+        for path in args.data:
             with np.load(path) as d:
-                # scene ids kept apart per set (the validation split takes the last tenth of each)
-                sc = d["scene"].astype(np.float64)
-                parts.append((d["x"], d["y"], d["held"], sc / (sc.max() + 1) + k))
+                parts.append((d["x"], d["y"], d["held"], held_back(d["scene"])))
     except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
         print(f"train_squares: cannot read {path}: {exc}", file=sys.stderr)
         return 2
-    x, y, held, scene = (np.concatenate(a) for a in zip(*parts, strict=True))
-    # the last tenth of each set's scenes is a validation split (whole scenes)
-    val = (scene % 1.0) >= 0.9
+    x, y, held, val = (np.concatenate(a) for a in zip(*parts, strict=True))
     if args.holdout:
         x, y, val = x[~held], y[~held], val[~held]
     desc = np.concatenate([describe(x[i:i + 20_000]) for i in range(0, len(x), 20_000)])
@@ -304,6 +300,13 @@ def main(argv: list[str] | None = None) -> int:
     np.savez_compressed(args.out, **weights)
     print(f"weights -> {args.out}")
     return 0
+
+
+def held_back(scene: np.ndarray) -> np.ndarray:
+    """(N,) bool: squares of the last tenth of one rendered set's scenes (``scene`` ids), the validation
+    split: whole scenes, so no square of a scene the network learned from is scored."""
+    scene = np.asarray(scene, dtype=np.float64)
+    return scene / (scene.max() + 1) >= 0.9
 
 
 def with_mirrored_strips(desc: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

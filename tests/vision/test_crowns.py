@@ -35,7 +35,7 @@ def test_a_piece_seen_in_a_mirror_or_in_other_light_reads_the_same():
 
 def test_backward_matches_finite_differences():
     rng = np.random.default_rng(3)
-    p = {k: v.astype(np.float64) for k, v in init(rng, len(ALONG), len(ACROSS) // 2, 6, f1=4, f2=5,
+    p = {k: v.astype(np.float64) for k, v in init(rng, len(ACROSS) // 2, 6, f1=4, f2=5,
                                                    hidden=(7, 3)).items()}
     strips = rng.normal(size=(3, len(ALONG), len(ACROSS) // 2))
     other = rng.normal(size=(3, 6))
