@@ -64,6 +64,8 @@ COLOUR_FEATURES = 6  # of vision.classify.cell_vectors: centre − light referen
 COVERED_FIT = 5.0  # rms z-score of a square's colours to its best colour class beyond which a hand is likely
 COVERED_THRESHOLD = 0.95  # probability of "covered" above which a square is reported "?" (tall kings at the
 # board's edge under a steep camera can look half like an arm; measured on the benchmark scenes, docs/vision.md)
+COVERED_WITH_HAND = 0.8  # the same where a hand is already seen over the board (light squares covered, or a
+# square surely covered): the fingertips' squares beside it, which the network is less sure of
 
 
 @lru_cache(maxsize=2)
@@ -364,6 +366,6 @@ def default_net() -> SquareNet:
     return SquareNet.load(MODEL_PATH)
 
 
-__all__ = ["CLASSES", "COLOUR_FEATURES", "COLOUR_OF", "COVERED", "COVERED_THRESHOLD", "KING_THRESHOLD",
-           "MODEL_PATH", "N_DESC", "N_INPUT", "STRIP_IN_DESC", "SquareNet", "board_inputs", "decide", "read_weights",
-           "default_net", "describe", "with_colour_model", "with_crowns"]
+__all__ = ["CLASSES", "COLOUR_FEATURES", "COLOUR_OF", "COVERED", "COVERED_THRESHOLD", "COVERED_WITH_HAND",
+           "KING_THRESHOLD", "MODEL_PATH", "N_DESC", "N_INPUT", "STRIP_IN_DESC", "SquareNet", "board_inputs", "decide",
+           "read_weights", "default_net", "describe", "with_colour_model", "with_crowns"]
