@@ -242,6 +242,7 @@ class VisionPipeline:
                 self._auto_learn(fit, vec)
         if self.model is not None:
             if self.squares == "net":
+                net_covered = prob[:, COVERED].copy()
                 prob = with_colour_model(prob, self.model, vec)
             else:
                 labels, conf = self.model.classify(vec)
@@ -252,8 +253,13 @@ class VisionPipeline:
             prob = self._smooth(prob, seen_hand.still)
             pieces, conf = decide(prob)  # 0..5: . w b W B ?
             if covered.sum() >= 2 or strong.any() or hidden.any() or seen_hand.hand or (pieces == COVERED).any():
-                # A hand is over the board: "covered" needs less certainty where one is known to be.
+                # A hand is over the board: "covered" needs less certainty where one is known to be, and the
+                # colour model's veto (vision.squarenet.with_colour_model) is lifted, since a fingertip's skin
+                # can fit a light piece's colours.
                 pieces, conf = decide(prob, covered_threshold=COVERED_WITH_HAND)
+                if self.model is not None:
+                    lifted = net_covered > COVERED_WITH_HAND
+                    pieces[lifted], conf[lifted] = COVERED, net_covered[lifted]
             if self.model is not None and seen_hand.compared and (pieces == COVERED).any():
                 arm = arm_beside(seen_hand.odd_margin_cells(), fit.bright_parity)
                 self._unknown_pieces_uncovered(prob, pieces, conf, covered, fit.bright_parity, arm)
@@ -297,9 +303,10 @@ class VisionPipeline:
         covered square next to it is a piece the network does not know (a board unlike its training). A
         '?' there would hold every observation back; a real hand over one square in video is caught by
         the motion test. Only in video, then (a settled view to compare with): in a single picture a '?'
-        holds nothing back and no motion test would see the fingertip that covers one square. ``arm`` (32,) marks squares at the board's edge with an arm seen in the margin beside
-        them (``vision.occlusion.arm_beside``): a hand reaching a square from outside covers that square
-        alone, and stays ``?``.
+        holds nothing back and no motion test would see the fingertip that covers one square. ``arm``
+        (32,) marks squares at the board's edge with an arm seen in the margin beside them
+        (``vision.occlusion.arm_beside``): a hand reaching a square from outside covers that square alone,
+        and stays ``?``.
         """
         net_covered = pieces == COVERED
         lone = net_covered & ~hand_nearby(net_covered, covered_light, bright_parity)
