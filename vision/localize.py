@@ -115,7 +115,10 @@ def _board_from_lattice(gray: np.ndarray, small: np.ndarray, scale: float, fit) 
     ok = _xcorner_scores(gray, board.h, INNER_UV) > 0.25 * board.contrast
     u, v = INNER_UV[ok, 0], INNER_UV[ok, 1]
     if len(u) < 6 or u.min() > 2 or u.max() < 6 or v.min() > 2 or v.max() < 6:
-        raise NotFound("board not fully in view")
+        # Also what a very steep camera can see of the start position: the far rows of men hide the
+        # corners between them (docs/vision.md, "What is missing or weak").
+        raise NotFound("board not fully in view, or its far side hidden (a steep camera: raise it higher "
+                       "over the board)")
     return board
 
 
