@@ -6,8 +6,8 @@ two discs: the near rim, the seam between the discs, the top landing twice as fa
 along the strip those arcs fall depends on the camera and the board's size in the picture, so the reader
 slides the same small filters along the strip (two convolution layers) rather than learning every
 position apart, as the earlier multilayer perceptron did. On validation scenes the committed pair finds
-72 % of the kings where the perceptron found 62 %, at the same number of men taken for kings
-(docs/vision.md).
+70.4 % of 10 017 kings at 60 men taken for kings in 35 948; the pair before it, on strips half as fine
+and seven of the nine training sets, 68.8 % (docs/vision.md).
 
 Inputs, per dark square, shape only (:func:`crown_inputs`):
 
@@ -19,7 +19,7 @@ Inputs, per dark square, shape only (:func:`crown_inputs`):
 
 The network: convolution 7 × 5 → 24 filters, ReLU, max-pool 2, convolution 5 × 24 → 32, ReLU, flattened
 beside the shape features, then 128 → 64 → 1 (the logit of "king"). Plain numpy: 32 squares cost about
-0.3 ms per network, and the pipeline reads crowns again only when something on the board moved, and
+1.3 ms per network, and the pipeline reads crowns again only when something on the board moved, and
 only for squares that may hold a piece. Trained by ``vision/train_crowns.py``; several trained networks
 may be stored in one file, their logits averaged (the committed file holds two).
 """

@@ -11,7 +11,12 @@ So for every dark square we sample a strip of the *original frame* through the s
 with that square's direction away from the camera: ``ALONG`` from behind the piece's near rim to well past
 where a king's top can land, ``ACROSS`` over the piece's width. The sample points are computed once per
 board fit (the homography maps board points to the picture; :func:`strip_maps`), so a frame costs one
-small ``cv2.remap`` and a colour conversion of 32 × 10 × 39 pixels (:func:`height_strips`).
+small ``cv2.remap`` and a colour conversion of 32 × 10 × 77 pixels (:func:`height_strips`).
+
+A sample every 0.025 square along: 0.75–2.3 picture pixels on a board from a third to all of a 720-px
+frame's height. With half as many, kings whose top lands 3–6 px beyond a man's were found on the
+benchmark 77 % of the time where a sample spanned 2–3 px, against 99 % where it spanned under 2 px
+(docs/vision.md).
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-ALONG = np.linspace(-0.6, 1.3, 39)  # squares from the square's centre, positive away from the camera
+ALONG = np.linspace(-0.6, 1.3, 77)  # squares from the square's centre, positive away from the camera
 ACROSS = np.linspace(-0.45, 0.45, 10)  # squares across that direction
 N_STRIP = len(ALONG) * len(ACROSS)
 

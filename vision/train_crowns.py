@@ -2,10 +2,13 @@
 
 The sets are those of ``vision/train_squares.py`` (``render``); only their pieces are used:
 
-    SETS="/tmp/squares2.npz /tmp/squares3.npz /tmp/squares_hands.npz /tmp/squares_2612.npz /tmp/squares_2613.npz"
-    .venv/bin/python -m vision.train_crowns --data $SETS --epochs 30 --nets 2 \
-        --out vision/models/crownnet.npz      # the committed crown reader (about 4 min per network, one core)
-    .venv/bin/python -m vision.train_crowns --data $SETS --epochs 30 --nets 2 --holdout \
+    SETS=...   # the nine sets of vision/train_squares.py's recipe
+    export OPENBLAS_NUM_THREADS=1   # one core per run: two runs side by side, not two threads fighting
+    for s in 0 1; do .venv/bin/python -m vision.train_crowns --data $SETS --epochs 40 --seed $s \
+        --out /tmp/crown_$s.npz & done; wait   # about 20 min per network (26 s an epoch), one core each
+    # the committed crown reader is those two in one file (keys suffixed _0 and _1, n_nets 2), the same as
+    # one run with --nets 2 (which trains them one after the other)
+    .venv/bin/python -m vision.train_crowns --data $SETS --epochs 40 --nets 2 --holdout \
         --out /tmp/crownnet_holdout.npz       # the transfer test (no held-out wood, piece or light)
 
 The last tenth of each set's scenes is held back (whole scenes) and the figures printed for it: the

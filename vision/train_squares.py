@@ -6,28 +6,34 @@
         --sizes 480x270,640x360,960x540 --covered --holding-rate 0.3 --out /tmp/squares3.npz
     .venv/bin/python -m vision.train_squares render --scenes 320 --boards 3 --seed 2611 --hand-rate 0.9 \
         --covered --holding-rate 0.3 --out /tmp/squares_hands.npz   # hands: covered squares labelled '?'
-    for s in 2612 2613; do .venv/bin/python -m vision.train_squares render --scenes 1000 --boards 4 \
-        --seed $s --covered --holding-rate 0.3 --out /tmp/squares_$s.npz; done   # more kings to learn
+    for s in 2612 2613 2616 2617; do .venv/bin/python -m vision.train_squares render --scenes 1000 \
+        --boards 4 --seed $s --covered --holding-rate 0.3 --out /tmp/squares_$s.npz; done   # more kings
     for s in 2614 2615; do .venv/bin/python -m vision.train_squares render --scenes 1000 --boards 3 \
         --seed $s --hand-rate 0.9 --covered --holding-rate 0.3 --out /tmp/squares_hands_$s.npz; done
     SETS="/tmp/squares2.npz /tmp/squares3.npz /tmp/squares_hands.npz /tmp/squares_2612.npz /tmp/squares_2613.npz"
     HANDS="/tmp/squares_hands_2614.npz /tmp/squares_hands_2615.npz"
     .venv/bin/python -m vision.train_squares train --data $SETS $HANDS --no-strips --epochs 40 \
         --out vision/models/squarenet.npz          # the committed square network (colours and hands)
-    .venv/bin/python -m vision.train_crowns --data $SETS $HANDS --epochs 40 --nets 2 \
-        --out vision/models/crownnet.npz           # the committed crown reader (vision/crowns.py)
+    .venv/bin/python -m vision.train_crowns --data $SETS $HANDS /tmp/squares_2616.npz /tmp/squares_2617.npz \
+        --epochs 40 --nets 2 --out vision/models/crownnet.npz   # the committed crown reader (vision/crowns.py)
     # the transfer test: both commands again with --holdout (no held-out wood, piece or light)
 
-Rendering takes about four minutes per thousand scenes; training the square network about six minutes on
-one core. It leaves the height strips out (``--no-strips``): trained with them, it read a dark man on a
-small, blurred video as an empty square for seconds. Man or king is the crown reader's call
+Rendering takes about five minutes per thousand scenes on one core; training the square network about
+two (run with ``OPENBLAS_NUM_THREADS=1`` and one job per core: two jobs whose BLAS threads fight over
+two cores ran five times slower). The square network was trained on the seven sets before 2616–2617 were
+rendered; trained on all nine it read the benchmark's squares no better (kept as it was). The sets store
+each square's inputs (``board_inputs``), height strips included, so a change to the strips'
+sampling (``vision.heights``) means rendering them again.
+
+The square network leaves the height strips out (``--no-strips``): trained with them, it read a dark man
+on a small, blurred video as an empty square for seconds. Man or king is the crown reader's call
 (``vision/crowns.py``), a convolutional network over the strips trained by ``vision/train_crowns.py``
 on the same sets; a multilayer perceptron trained here with the strips (``--mirror`` adds every piece
 mirrored) found fewer kings (docs/vision.md).
 
 Scenes come from ``vision.render.random_scene_params`` driven by ``np.random.default_rng([seed, scene])``
-(seed ``TRAIN_SEED`` = 2609, 2610 for the small frames, 2611 and 2614–2615 for the hands, 2612–2613 more of the
-first kind) — a generator family disjoint from the
+(seed ``TRAIN_SEED`` = 2609, 2610 for the small frames, 2611 and 2614–2615 for the hands, 2612–2613 and
+2616–2617 more of the first kind) — a generator family disjoint from the
 benchmark's (``vision.bench`` draws its scenes from ``default_rng(1)`` and its noise seeds 0…n and
 10 000…). Each scene is rendered with several boards
 (more kings than in a game, some hands); the square labels come from the board string rendered. The top

@@ -40,7 +40,8 @@ def test_strip_runs_from_each_square_away_from_the_camera(seed):
     strips = height_strips(frame, maps).reshape(32, len(ACROSS), len(ALONG))
     middle = strips[k, len(ACROSS) // 2 - 1:len(ACROSS) // 2 + 1].mean(axis=0)
     step = ALONG[1] - ALONG[0]
-    assert abs(ALONG[int(np.argmax(middle))] - d) <= 1.5 * step
+    bright = middle > 0.5 * (middle.max() + middle.min())  # the mark spans a few samples: its middle
+    assert abs(float(ALONG[bright].mean()) - d) <= 1.5 * step
     # across the direction the mark lies in the middle of the strip, not at its sides
     assert max(strips[k, 0].max(), strips[k, -1].max()) < middle.max() - 20
 
