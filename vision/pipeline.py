@@ -260,7 +260,7 @@ class VisionPipeline:
                 if self.model is not None:
                     lifted = net_covered > COVERED_WITH_HAND
                     pieces[lifted], conf[lifted] = COVERED, net_covered[lifted]
-            if self.model is not None and seen_hand.compared and (pieces == COVERED).any():
+            if self.model is not None and (pieces == COVERED).any():
                 arm = arm_beside(seen_hand.odd_margin_cells(), fit.bright_parity)
                 self._unknown_pieces_uncovered(prob, pieces, conf, covered, fit.bright_parity, arm)
             hidden |= pieces == COVERED  # the network sees a hand or arm over the square
@@ -302,8 +302,7 @@ class VisionPipeline:
         A hand is wider than a square: "covered" with no covered light square beside it and no other
         covered square next to it is a piece the network does not know (a board unlike its training). A
         '?' there would hold every observation back; a real hand over one square in video is caught by
-        the motion test. Only in video, then (a settled view to compare with): in a single picture a '?'
-        holds nothing back and no motion test would see the fingertip that covers one square. ``arm``
+        the motion test. ``arm``
         (32,) marks squares at the board's edge with an arm seen in the margin beside them
         (``vision.occlusion.arm_beside``): a hand reaching a square from outside covers that square alone,
         and stays ``?``.

@@ -136,31 +136,29 @@ def test_a_lone_covered_square_stays_hidden_with_an_arm_beside_it():
 
 
 
-def test_a_fingertip_over_an_edge_square_reads_unknown_in_one_picture():
-    """One picture, board learned: a hand reaching an edge square from outside covers that square alone.
+def test_squares_under_fingers_read_unknown_in_one_picture():
+    """One picture, board learned, a hand over the board: the squares under its fingers are '?', never a
+    wrong piece.
 
-    No light square beside it is covered and no motion test can see it, so the network's "covered" is
-    the only evidence: it must give '?' (or the right piece), never a wrong one. These three scenes of a
-    seeded family of such pictures each read a wrong piece under the fingertip before the lone-square
-    rule was kept to video (and a hand seen elsewhere lowered the bar for "covered").
+    Where a hand is already seen, "covered" needs 0.8 rather than 0.95, and the colour model's veto is
+    lifted (a fingertip's skin can fit a light piece's colours). These three scenes of a seeded family of
+    such pictures each read a wrong piece under a finger before.
     """
     from vision.bench import random_board
     from vision.geometry import START_BOARD
     from vision.render import HandPose, random_scene_params, render_scene
 
-    edge = [n for n in SQUARE_NAMES if n[0] in "ah" or n[1] in "18"]
-    for seed in (13, 18, 20):
-        rng = np.random.default_rng([77, seed])
-        params = random_scene_params(rng, size=(640, 360))
+    for seed in (15, 22, 54):
+        rng = np.random.default_rng([78, seed])
+        params = random_scene_params(rng, size=(960, 540))
         board = random_board(rng)
-        hand = HandPose(target_square=str(rng.choice(edge)), height_mm=float(rng.uniform(10, 40)))
+        hand = HandPose(target_square=str(rng.choice(SQUARE_NAMES)), height_mm=float(rng.uniform(10, 80)))
         r = render_scene(board, params, hand=hand, seed=seed)
         vp = VisionPipeline()
         vp.learn_start_position(render_scene(START_BOARD, params, seed=seed + 5000).image)
         vp.reset_tracking()
         res = vp.process(r.image)
-        target = SQUARE_NAMES.index(hand.target_square)
-        assert r.occluded[target] == "1"
         wrong = [SQUARE_NAMES[k] for k, (got, want) in enumerate(zip(res.board, board, strict=True))
                  if got.lower() != want.lower() and not (got == "?" and r.occluded[k] == "1")]
-        assert res.found and not wrong, (seed, hand.target_square, wrong)
+        assert res.found and res.hand and "1" in r.occluded
+        assert not wrong, (seed, wrong)
