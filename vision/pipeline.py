@@ -302,10 +302,9 @@ class VisionPipeline:
         A hand is wider than a square: "covered" with no covered light square beside it and no other
         covered square next to it is a piece the network does not know (a board unlike its training). A
         '?' there would hold every observation back; a real hand over one square in video is caught by
-        the motion test. ``arm``
-        (32,) marks squares at the board's edge with an arm seen in the margin beside them
-        (``vision.occlusion.arm_beside``): a hand reaching a square from outside covers that square alone,
-        and stays ``?``.
+        the motion test. ``arm`` (32,) marks squares at the board's edge with an arm seen in the margin beside
+        them (``vision.occlusion.arm_beside``): a hand reaching a square from outside covers that square
+        alone, and stays ``?``.
         """
         net_covered = pieces == COVERED
         lone = net_covered & ~hand_nearby(net_covered, covered_light, bright_parity)
