@@ -31,6 +31,7 @@ from vision.squarenet import (
     CLASSES,
     COLOUR_OF,
     COVERED,
+    COVERED_THRESHOLD,
     COVERED_WITH_HAND,
     board_inputs,
     decide,
@@ -47,7 +48,7 @@ MIN_START_AGREEMENT = 0.75  # share of squares a start-position frame must read 
 # (rendered start positions read back 25–32 of 32 on the right window, 20–23 on a window one square off; a
 # board with its pieces on the light squares 9)
 SMOOTHING = 0.5  # weight of the newest frame in a still square's running average of probabilities
-NOT_EMPTY_FOR_CROWN = 0.01  # the crown reader (0.3 ms per network for 32 squares) skips squares surely empty
+NOT_EMPTY_FOR_CROWN = 0.01  # the crown reader (1.3 ms per network for 32 squares) skips squares surely empty
 CHARS = np.array(list(CLASSES))  # . w b W B ?
 
 
@@ -210,6 +211,7 @@ class VisionPipeline:
         covered, strong = light_cover(feat, fit.bright_parity, fit.contrast)
         seen_hand = self._hands.check(frame, fit.h, fit.bright_parity, covered)
         covered = covered | seen_hand.foreign
+        hand_seen = bool(covered.sum() >= 2 or strong.any() or seen_hand.hand)  # besides hidden dark squares
         ref = light_reference(feat, fit.bright_parity, ~covered)
         vec = cell_vectors(feat, fit.bright_parity, ~covered, ref)
         # The learned square network (vision/squarenet.py) reads every square, kings included; a colour
@@ -252,15 +254,16 @@ class VisionPipeline:
             hidden = hidden_dark_cells(covered, fit.bright_parity)
         if self.squares == "net":
             prob = self._smooth(prob, seen_hand.still)
-            pieces, conf = decide(prob)  # 0..5: . w b W B ?
-            if covered.sum() >= 2 or strong.any() or hidden.any() or seen_hand.hand or (pieces == COVERED).any():
+            if hand_seen or hidden.any() or (prob[:, COVERED] > COVERED_THRESHOLD).any():
                 # A hand is over the board: "covered" needs less certainty where one is known to be, and the
                 # colour model's veto (vision.squarenet.with_colour_model) is lifted, since a fingertip's skin
                 # can fit a light piece's colours.
-                pieces, conf = decide(prob, covered_threshold=COVERED_WITH_HAND)
+                pieces, conf = decide(prob, covered_threshold=COVERED_WITH_HAND)  # 0..5: . w b W B ?
                 if self.model is not None:
                     lifted = net_covered > COVERED_WITH_HAND
                     pieces[lifted], conf[lifted] = COVERED, net_covered[lifted]
+            else:
+                pieces, conf = decide(prob)
             if self.model is not None and (pieces == COVERED).any():
                 arm = arm_beside(seen_hand.odd_margin_cells(), fit.bright_parity)
                 self._unknown_pieces_uncovered(prob, pieces, conf, covered, fit.bright_parity, arm)
@@ -273,7 +276,7 @@ class VisionPipeline:
             # view to compare (a single picture) the static test's neighbours are left to
             # hidden_dark_cells and the network's covered class, which look at the square itself.
             hidden |= seen_hand.hidden
-        hand = bool(covered.sum() >= 2 or strong.any() or hidden.any() or seen_hand.hand)
+        hand = hand_seen or bool(hidden.any())
         cells = dark_cells(fit.bright_parity)
         seen = np.where(hidden, 0, labels)  # pieces under a hand do not vote for White's side
         k, known = self._decide_rotation(fit, cells, seen, hand)
