@@ -103,6 +103,7 @@ class VisionPipeline:
         self._view_for: tuple | None = None  # (fit, frame size, shift, strip maps) of _viewpoint
         self._fixed_h: np.ndarray | None = None  # lattice -> image from corners the user set (profile)
         self._fixed: BoardFit | None = None  # that fit, measured on the first frame (parity, contrast)
+        self._window: np.ndarray | None = None  # image corners of the window calibration read back (4×2)
         if profile:
             self._load_profile(profile)
         # OpenCV builds its Lab tables on the first float conversion (~0.3 s): pay that here, not on
@@ -123,6 +124,10 @@ class VisionPipeline:
         corners = profile.get("corners")
         if corners and "a1" in corners:
             self._a1_xy = (float(corners["a1"][0]), float(corners["a1"][1]))
+            try:
+                self._window = np.array([[float(v) for v in corners[n]] for n in CORNER_NAMES], dtype=np.float64)
+            except (KeyError, TypeError, ValueError, IndexError):
+                self._window = None  # a1 alone (the caller's White side): no window to hold on to
         if profile.get("fixed_corners"):
             # Corners set or confirmed by the user: they are the board fit (lattice a1 (0,0), h1 (0,8),
             # h8 (8,8), a8 (8,0), i.e. rotation 0), not a hint; White's side follows from them.
@@ -181,12 +186,37 @@ class VisionPipeline:
             return self._fixed, True
         if self._fit is not None and check_fit(frame, self._fit):
             return self._fit, True
-        fit = localize(to_gray(frame))
+        gray = to_gray(frame)
+        fit = self._on_known_window(gray, localize(gray))
         # A new fit numbers its lattice afresh: the rotation is found again (from the remembered a1
         # corner if the board is still about where it was, else from the pieces).
         self._rotation = None
         self._fit = fit
         return fit, False
+
+    def _on_known_window(self, gray: np.ndarray, fit: BoardFit) -> BoardFit:
+        """The calibrated window when ``fit`` lies on the same grid lines a whole number of squares from it.
+
+        The localizer can pick a window one square off the board (men on the edge squares hide the corners
+        and break the light/dark alternation there); calibration catches that by reading the start position
+        back (learn_start_position), but every later localization would pick the same wrong window again.
+        A board that has not moved keeps its grid lines, so a fit on them is the calibrated board seen
+        through a shifted window. A board pushed by a fraction of a square leaves the grid: its own fit is
+        kept. (A push by a whole square, give or take a quarter, cannot be told from a shifted window.)
+        """
+        if self._window is None:
+            return fit
+        lattice = orient._img(np.linalg.inv(fit.h), self._window)  # calibrated corners in fit's lattice
+        whole = np.round(lattice)
+        if np.abs(lattice - whole).max() > 0.25 or not np.array_equal(np.ptp(whole, axis=0), [8.0, 8.0]):
+            return fit
+        du, dv = whole.min(axis=0)
+        if (du, dv) == (0.0, 0.0) or max(abs(du), abs(dv)) > 2:
+            return fit
+        h = fit.h @ np.array([[1.0, 0.0, du], [0.0, 1.0, dv], [0.0, 0.0, 1.0]])
+        parity = fit.bright_parity if (du + dv) % 2 == 0 else 1 - fit.bright_parity
+        moved = refine(gray, BoardFit(h=h, bright_parity=parity, inliers=0, contrast=0.0))
+        return moved if moved.contrast >= MIN_CONTRAST and moved.inliers >= 6 else fit
 
     def process(self, frame: np.ndarray, t: float = 0.0) -> FrameResult:
         """Recognize one BGR frame taken at time ``t`` (seconds)."""
@@ -454,6 +484,7 @@ class VisionPipeline:
             return {"ok": False, "agreement": agreement,
                     "reason": f"the board does not look like the start position (only {round(agreement * 32)} "
                               "of 32 squares read back as it): set up the pieces, nothing over the board"}
+        self._window = orient._img(self._fit.h, orient.LATTICE_CORNERS)  # later localizations hold to it
         return {"ok": True, "reason": None, "orientation_ok": res.orientation_ok, "agreement": agreement,
                 "corners": res.corners, "white_side": _side_of(res.corners) if res.corners else None}
 

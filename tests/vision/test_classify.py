@@ -82,3 +82,64 @@ def test_calibration_recovers_a_window_one_square_off(get_scene, monkeypatch, se
     side = np.linalg.norm(np.subtract(sc.corners["a1"], sc.corners["h1"])) / 8
     for name, xy in report["corners"].items():
         assert np.linalg.norm(np.subtract(xy, sc.corners[name])) < 0.25 * side, name
+
+
+def _shifted(fit, du: float, dv: float):
+    from vision.localize import BoardFit
+
+    h = fit.h @ np.array([[1.0, 0.0, du], [0.0, 1.0, dv], [0.0, 0.0, 1.0]])
+    parity = fit.bright_parity if (du + dv) % 2 == 0 else 1 - fit.bright_parity
+    return BoardFit(h=h, bright_parity=parity, inliers=fit.inliers, contrast=fit.contrast)
+
+
+def _in_picture(fit, image) -> bool:
+    from vision import orientation as orient
+
+    c = orient._img(fit.h, orient.LATTICE_CORNERS)
+    hh, ww = image.shape[:2]
+    return bool((c >= 0).all() and (c[:, 0] < ww - 1).all() and (c[:, 1] < hh - 1).all())
+
+
+@pytest.mark.parametrize("seed", [3, 5])
+def test_play_holds_to_the_calibrated_window(get_scene, monkeypatch, seed):
+    """Calibration reads the start position back, so its window is right; a later localization that picks
+    the window one square beside it (the same grid lines) is taken back to the calibrated one."""
+    import json
+
+    import vision.pipeline as pipeline
+    from vision.localize import localize, to_gray
+
+    sc = get_scene(seed)
+    vp = VisionPipeline()
+    assert vp.learn_start_position(sc.start_image)["ok"]
+    profile = json.loads(json.dumps(vp.profile()))
+    right = localize(to_gray(sc.image))
+    offs = [f for f in (_shifted(right, du, dv) for du, dv in ((1, 0), (-1, 0), (0, 1), (0, -1)))
+            if _in_picture(f, sc.image)]
+    assert offs, "no window one square off lies in this picture"
+    side = np.linalg.norm(np.subtract(sc.corners["a1"], sc.corners["h1"])) / 8
+    for off in offs:
+        monkeypatch.setattr(pipeline, "localize", lambda gray, off=off: off)
+        res = VisionPipeline(profile=profile).process(sc.image)
+        assert _men(res.board) == _men(sc.board)
+        for name, xy in res.corners.items():
+            assert np.linalg.norm(np.subtract(xy, sc.corners[name])) < 0.25 * side, name
+
+
+def test_a_board_pushed_off_the_calibrated_grid_keeps_its_own_fit(get_scene, monkeypatch):
+    """A board pushed by part of a square leaves the calibrated grid lines: the localizer's fit stands."""
+    import json
+
+    import vision.pipeline as pipeline
+    from vision.localize import localize, to_gray
+
+    sc = get_scene(3)
+    vp = VisionPipeline()
+    assert vp.learn_start_position(sc.start_image)["ok"]
+    profile = json.loads(json.dumps(vp.profile()))
+    pushed = _shifted(localize(to_gray(sc.image)), 0.5, 0.0)
+    monkeypatch.setattr(pipeline, "localize", lambda gray: pushed)
+    res = VisionPipeline(profile=profile).process(sc.image)
+    side = np.linalg.norm(np.subtract(sc.corners["a1"], sc.corners["h1"])) / 8
+    moved = [np.linalg.norm(np.subtract(xy, sc.corners[n])) for n, xy in res.corners.items()]
+    assert min(moved) > 0.3 * side
