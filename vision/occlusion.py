@@ -39,6 +39,7 @@ DRIFT = 3.0  # a square counts as changed only above this many times the median 
 SPILL = 0.5  # a piece's top leans over part of a neighbour; a hand covers it (nearly) whole
 STALE_FRAMES = 90  # nothing moved for this long and the light squares look empty: relearn (lighting)
 ODD_MARGIN = 12.0  # colour distance (L halved) from its side's median beyond which a margin cell stands out
+SHADOW_HUE_TOL = 4.0  # Lab a*b* units a shadowed light square may stray from the empty colour scaled down
 
 
 def light_cover(feat: CellFeatures, bright_parity: int, board_contrast: float) -> tuple[np.ndarray, np.ndarray]:
@@ -64,7 +65,7 @@ def light_cover(feat: CellFeatures, bright_parity: int, board_contrast: float) -
     far = dist > 2.5 * tol
     # moderate departures that a neighbouring man leaning over explains are not a hand
     bad = (dist > tol) | (feat.spread[jj, ii] > 0.6)
-    bad &= ~(_leaning_piece(feat, jj, ii, lab, ref) & ~far)
+    bad &= ~((_leaning_piece(feat, jj, ii, lab, ref) | _shadowed(lab, ref)) & ~far)
     covered = np.zeros((8, 8), dtype=bool)
     covered[jj[bad], ii[bad]] = True
     strong = np.zeros((8, 8), dtype=bool)
@@ -89,6 +90,20 @@ def _leaning_piece(feat: CellFeatures, jj: np.ndarray, ii: np.ndarray, lab: np.n
     t = np.clip((rel * seg).sum(axis=2) / np.maximum((seg * seg).sum(axis=2), 1e-6), 0.0, 1.0)
     off = np.linalg.norm(rel - t[..., None] * seg, axis=2)
     return (off < tol).any(axis=1)
+
+
+def _shadowed(lab: np.ndarray, ref: np.ndarray, tol: float = SHADOW_HUE_TOL) -> np.ndarray:
+    """(N,) bool: light cells darker than the empty light colour but of its hue: a shadow, not a hand.
+
+    A shadow (of the pieces between two lamps, of a lamp's arm, of a player) scales a square's light
+    down; in Lab its a* and b* then shrink with L*. A hand or sleeve brings a hue of its own. Found on
+    rendered boards with no hand at all whose soft piece shadows darkened two light squares by 20-28 L*
+    units while their a*, b* stayed within 2 units of the empty colour scaled down.
+    """
+    scale = lab[:, 0] / max(float(ref[0]), 1.0)
+    darker = (scale < 1.0) & (scale > 0.3)
+    off = np.linalg.norm(lab[:, 1:] - scale[:, None] * ref[None, 1:], axis=1)
+    return darker & (off < tol)
 
 
 def hidden_dark_cells(covered: np.ndarray, bright_parity: int, outlier: np.ndarray | None = None) -> np.ndarray:

@@ -49,6 +49,36 @@ def test_light_square_covered_by_a_patch(get_scene):
     assert vp.process(img).hand
 
 
+def _soft_mask_over(image: np.ndarray, homography: np.ndarray, squares: list[tuple[int, int]]) -> np.ndarray:
+    """(H, W, 1) float mask over top-view squares (file, rank from 0), soft-edged, in image pixels."""
+    top = np.zeros((256, 256), np.float32)
+    for f, r in squares:
+        top[(7 - r) * 32: (8 - r) * 32, f * 32: (f + 1) * 32] = 1.0
+    top = cv2.GaussianBlur(top, (0, 0), 3.0)
+    mask = cv2.warpPerspective(top, np.linalg.inv(homography), (image.shape[1], image.shape[0]))
+    return mask[..., None]
+
+
+def test_a_shadow_over_light_squares_is_not_a_hand(get_scene):
+    """A shadow scales the light squares' colour down and keeps its hue; a sleeve of the same lightness
+    brings its own. Only the second is a hand."""
+    from vision.render import render_scene
+
+    # Light men all round e4 and d5: a shadowed light square then is no mix of light wood and a dark
+    # neighbour (which vision.occlusion._leaning_piece already lets pass).
+    board = "".join("w" if n in (10, 13, 14, 17, 18, 21) else "." for n in range(32))  # e3 d4 f4 c5 e5 d6
+    image = render_scene(board, get_scene(5).params, seed=1).image
+    res = VisionPipeline().process(image)
+    assert res.found and not res.hand
+    mask = _soft_mask_over(image, res.homography, [(4, 3), (3, 4)])  # e4 and d5 (or, turned, d4 and e5)
+    shadowed = (image * (1.0 - 0.4 * mask)).astype(np.uint8)
+    seen = VisionPipeline().process(shadowed)
+    assert seen.found and not seen.hand and seen.board == board
+    grey = np.full_like(image, int(np.median(shadowed[mask[..., 0] > 0.99])))
+    sleeve = (shadowed * (1.0 - mask) + grey * mask).astype(np.uint8)
+    assert VisionPipeline().process(sleeve).hand
+
+
 def test_tracking_reuses_fit_and_bump_relocalizes(get_scene):
     sc = get_scene(4)
     vp = VisionPipeline()
