@@ -92,3 +92,25 @@ def test_a_small_dim_blurred_board_at_the_frame_edge_is_found():
         assert corner_errors(dict(zip(("a1", "h1", "h8", "a8"), pts.tolist(), strict=True)), r.corners).max() < 2.0
         found += 1
     assert found >= 6  # 16 of 20 noise draws measured; 2 of 10 before the retry's small window
+
+
+def test_a_steep_start_position_is_found():
+    """At 47.6° of tilt the two far rows of men hide the inner corners between them: the confirmed corners
+    reach only five of the seven lines that way. All seven lines the other way carry corners, which is
+    enough when no window passes the stricter rule (vision.localize._spread_over_window)."""
+    from vision.geometry import START_BOARD
+    from vision.localize import _spread_over_window
+    from vision.render import random_scene_params, render_scene
+
+    params = random_scene_params(np.random.default_rng([4748, 209]), size=(960, 540))  # a steep family
+    assert params.tilt_deg > 47
+    r = render_scene(START_BOARD, params, seed=209)
+    side = np.linalg.norm(np.subtract(r.corners["a1"], r.corners["h1"])) / 8  # about 11 px
+    assert _corner_errors(_image_corners(localize(to_gray(r.image))), r.corners).max() < 0.4 * side
+    # The rule itself: five lines one way are enough only when the other way spans all seven.
+    lines = np.arange(1.0, 8.0)
+    assert _spread_over_window(lines, np.array([1.0, 3.0, 5.0, 5.0, 2.0, 4.0, 1.0]), steep=True)
+    assert not _spread_over_window(lines, np.array([1.0, 3.0, 5.0, 5.0, 2.0, 4.0, 1.0]))
+    short = np.array([2.0, 3.0, 4.0, 5.0, 6.0, 6.0, 2.0])  # neither way spans all seven lines
+    assert not _spread_over_window(short, np.array([1.0, 2.0, 3.0, 4.0, 5.0, 5.0, 1.0]), steep=True)
+    assert not _spread_over_window(lines, np.array([2.0, 3.0, 4.0, 4.0, 2.0, 3.0, 4.0]), steep=True)
