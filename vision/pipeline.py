@@ -45,6 +45,13 @@ from vision.viewpoint import viewpoint
 PROFILE_VERSION = 1
 TOPVIEW_SIZE = 256
 MIN_START_AGREEMENT = 0.75  # share of squares a start-position frame must read back after learning from it
+# How far the learned colour model outvotes the square network (vision.squarenet.with_colour_model's
+# temper): on boards like the training renders the network carries shadows the start position did not
+# have; on a board whose start position the network alone misreads (woods or pieces it never saw) the
+# colour model, learned on that very board, is the better judge (docs/vision.md, "Does it transfer?").
+COLOUR_WEIGHT = 0.5
+COLOUR_WEIGHT_UNFAMILIAR = 1.0
+FAMILIAR_START = 31 / 32  # share of the start position the network alone must read for a familiar board
 # (rendered start positions read back 25–32 of 32 on the right window, 20–23 on a window one square off; a
 # board with its pieces on the light squares 9)
 SMOOTHING = 0.5  # weight of the newest frame in a still square's running average of probabilities
@@ -104,6 +111,8 @@ class VisionPipeline:
         self._fixed_h: np.ndarray | None = None  # lattice -> image from corners the user set (profile)
         self._fixed: BoardFit | None = None  # that fit, measured on the first frame (parity, contrast)
         self._window: np.ndarray | None = None  # image corners of the window calibration read back (4×2)
+        self.colour_weight = COLOUR_WEIGHT  # the learned colour model's vote against the network's
+        self._net_colours: np.ndarray | None = None  # the network's own colours of the last frame (lattice)
         if profile:
             self._load_profile(profile)
         # OpenCV builds its Lab tables on the first float conversion (~0.3 s): pay that here, not on
@@ -117,6 +126,10 @@ class VisionPipeline:
         model = profile.get("colour_model")
         if model is not None:
             self.model = ColourModel.from_json(model)
+        weight = profile.get("colour_weight", COLOUR_WEIGHT)
+        if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0.0 <= weight <= 2.0:
+            raise ValueError(f"profile colour_weight must be a number from 0 to 2, not {weight!r}")
+        self.colour_weight = float(weight)
         if profile.get("white_at") and self.white_at is None:
             if profile["white_at"] not in orient.SIDES:
                 raise ValueError(f"profile white_at {profile['white_at']!r} is not one of {orient.SIDES}")
@@ -151,6 +164,7 @@ class VisionPipeline:
             "white_at": self.white_at,
             "corners": corners,
             "fixed_corners": self._fixed_h is not None,
+            "colour_weight": self.colour_weight,
         }
 
     # -- per frame --------------------------------------------------------------------------------
@@ -276,7 +290,8 @@ class VisionPipeline:
         if self.model is not None:
             if self.squares == "net":
                 net_covered = prob[:, COVERED].copy()
-                prob = with_colour_model(prob, self.model, vec)
+                self._net_colours = np.where(decide(prob)[0] == COVERED, -1, COLOUR_OF[decide(prob)[0]])
+                prob = with_colour_model(prob, self.model, vec, temper=self.colour_weight)
             else:
                 labels, conf = self.model.classify(vec)
             hidden = hidden_dark_cells(covered, fit.bright_parity, self.model.outliers(vec))
@@ -453,10 +468,10 @@ class VisionPipeline:
         self.reset_tracking()
         saved_side = self._rotation, self._a1_xy
         self._rotation = None
-        saved, self.model = self.model, None
+        saved, self.model = (self.model, self.colour_weight), None
         res = self.process(frame)
         if not res.found or self._fit is None:
-            self.model = saved
+            self.model, self.colour_weight = saved
             return {"ok": False, "reason": res.reason}
         # A hand flag is not fatal here: at a steep angle the rows of men lean over the light squares
         # behind them. The caller is asked for a clear start position; the classes' tightness decides.
@@ -467,18 +482,22 @@ class VisionPipeline:
             # corners and break the light/dark alternation along the board's edge). A window one square off
             # reads back at most 23 of 32 squares as the start position, the right one 25 or more
             # (1000 rendered start positions): the windows beside it get a chance to read back better.
-            best = (agreement, res, found, self.model, self._rotation, self._a1_xy)
+            best = (agreement, res, found, self.model, self.colour_weight, self._rotation, self._a1_xy)
             for fit in self._windows_beside(frame, found):
                 agreement, res = self._learn_on(frame, fit)
                 if agreement > best[0]:
-                    best = (agreement, res, fit, self.model, self._rotation, self._a1_xy)
-            agreement, res, fit, self.model, self._rotation, self._a1_xy = best
+                    best = (agreement, res, fit, self.model, self.colour_weight, self._rotation, self._a1_xy)
+            agreement, res, fit, self.model, self.colour_weight, self._rotation, self._a1_xy = best
             self._fit, self._prob, self._crown = fit, None, None
             self._hands.reset()
+        if agreement < MIN_START_AGREEMENT and self.colour_weight != COLOUR_WEIGHT:
+            # Last, on a board the network does not know, the colour model's larger say may read it back
+            # (a network nearly blind to these pieces outvotes the colours at the usual weight).
+            agreement, res = self._read_again(frame)
         if agreement < MIN_START_AGREEMENT:
             # Classes learned from a board that is not the start position (a hand over it, pieces not set
             # up, a board whose pieces stand on the light squares) do not even read their own frame back.
-            self.model = saved
+            self.model, self.colour_weight = saved
             self._rotation, self._a1_xy = saved_side
             self.reset_tracking()
             return {"ok": False, "agreement": agreement,
@@ -489,14 +508,30 @@ class VisionPipeline:
                 "corners": res.corners, "white_side": _side_of(res.corners) if res.corners else None}
 
     def _learn_on(self, frame: np.ndarray, fit: BoardFit) -> tuple[float, FrameResult]:
-        """Learn the start position's colours on the window ``fit``; (share read back as it, the reading)."""
+        """Learn the start position's colours on the window ``fit``, and how far they outvote the square
+        network (``colour_weight``); (share read back as the start position, the reading)."""
         self._fit, self._rotation, self._prob, self._crown = fit, None, None, None
         vec = cell_vectors(features(warp_lattice(frame, fit.h), fit.bright_parity), fit.bright_parity)
         costs = self._start_costs(fit, vec)
         k = orient.from_image_side(fit.h, self.white_at) if self.white_at is not None else int(np.argmin(costs))
         self._remember(fit, k)
-        self.model = ColourModel.learn(vec, self._start_truth(fit, k))
+        truth = self._start_truth(fit, k)
+        self.model = ColourModel.learn(vec, truth)
+        # Read back at the usual weight: the network's own view is what tells a window a square off the
+        # board (whose colour classes fit their own frame) from the right one.
+        self.colour_weight, self._net_colours = COLOUR_WEIGHT, None
         res = self._read(frame, fit)
+        if self._net_colours is not None and float(np.mean(self._net_colours == truth)) < FAMILIAR_START:
+            # The network alone misreads this start position: a board unlike its training renders (or the
+            # wrong window). If the window is kept, the colour model learned here gets the larger say in play.
+            self.colour_weight = COLOUR_WEIGHT_UNFAMILIAR
+        return sum(a == b for a, b in zip(res.board, START_BOARD, strict=True)) / 32, res
+
+    def _read_again(self, frame: np.ndarray) -> tuple[float, FrameResult]:
+        """Read the start position again on the current window and weight; (share read back, the reading)."""
+        self._prob, self._crown = None, None
+        self._hands.reset()
+        res = self._read(frame, self._fit)
         return sum(a == b for a, b in zip(res.board, START_BOARD, strict=True)) / 32, res
 
     @staticmethod

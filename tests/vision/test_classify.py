@@ -143,3 +143,41 @@ def test_a_board_pushed_off_the_calibrated_grid_keeps_its_own_fit(get_scene, mon
     side = np.linalg.norm(np.subtract(sc.corners["a1"], sc.corners["h1"])) / 8
     moved = [np.linalg.norm(np.subtract(xy, sc.corners[n])) for n, xy in res.corners.items()]
     assert min(moved) > 0.3 * side
+
+
+def test_calibration_leans_on_the_colour_model_where_the_network_misreads_the_board(get_scene, monkeypatch):
+    """A network that has never seen these pieces reads the start position's dark men as empty squares. The
+    colour model learned on the board then outvotes it (docs/vision.md, "Does it transfer?"); on a board
+    the network reads, its usual weight stays. The weight travels in the profile."""
+    import json
+
+    import vision.pipeline as pipeline
+
+    sc = get_scene(4)
+    vp = VisionPipeline()
+    assert vp.learn_start_position(sc.start_image)["ok"]
+    assert vp.colour_weight == pipeline.COLOUR_WEIGHT
+
+    real = pipeline.default_net()
+
+    class Unacquainted:
+        """The real network, but nearly blind to dark men: all but a thousandth of their probability goes
+        to the empty square (at the usual weight the colour model then loses some of them in play)."""
+
+        def forward(self, d):
+            p = real.forward(d).copy()
+            p[:, 0] += 0.999 * (p[:, 2] + p[:, 4])
+            p[:, 2] *= 0.001
+            p[:, 4] *= 0.001
+            return p
+
+    monkeypatch.setattr(pipeline, "default_net", lambda: Unacquainted())
+    vp = VisionPipeline()
+    assert vp.learn_start_position(sc.start_image)["ok"]
+    assert vp.colour_weight == pipeline.COLOUR_WEIGHT_UNFAMILIAR
+    profile = json.loads(json.dumps(vp.profile()))
+    again = VisionPipeline(profile=profile)
+    assert again.colour_weight == pipeline.COLOUR_WEIGHT_UNFAMILIAR
+    assert _men(again.process(sc.image).board) == _men(sc.board)
+    with pytest.raises(ValueError):
+        VisionPipeline(profile={**profile, "colour_weight": "heavy"})
