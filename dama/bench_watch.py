@@ -68,7 +68,7 @@ def session_for(folder: str) -> tuple[Companion, BoardSession]:
     bus = EventBus()
     companion = Companion(bus)
     session = companion.add(BoardSession("main", bus, vision=VisionPipeline(), stabilizer=Stabilizer(0.5),
-                                         referee_factory=Referee, learn_start=True))
+                                         referee_factory=Referee, learn_colours=True))
     bus.add(JournalSink(os.path.join(folder, "bench.jsonl"), "main"), maxsize=100_000)
     bus.add(PdnSink(os.path.join(folder, "bench.pdn"), "main"), maxsize=100_000)
     return companion, session

@@ -78,7 +78,7 @@ class BoardSession:
     def __init__(self, board: str, bus: EventBus, *, vision: VisionLike, stabilizer: StabilizerLike,
                  referee_factory: Callable[[Position], RefereeLike] = default_referee,
                  fen: str | None = None, source: str = "", t_offset: float = 0.0,
-                 learn_start: bool = False, learn_attempts: int = 50,
+                 learn_colours: bool = False, learn_attempts: int = 50,
                  vision_loader: Callable[[str], VisionLike] | None = None) -> None:
         self.board = board
         self.vision_loader = vision_loader  # builds a pipeline from a profile file (reload_profile)
@@ -106,8 +106,10 @@ class BoardSession:
         self._result: Any = None
         self._frame_lock = threading.Lock()
         self.started = False
-        # Learn the colours from the start position on the first clear frames (no profile given).
-        self.learning = learn_start and hasattr(vision, "learn_start_position")
+        # Learn the colours on the first clear frames from the position the game is in (no profile given):
+        # the start position, a position set up from a FEN, or where a resumed game stood.
+        self.learning = learn_colours and (hasattr(vision, "learn_position") or (
+            hasattr(vision, "learn_start_position") and self.position == Position.start()))
         self.learn_attempts = learn_attempts
 
     # -- events ---------------------------------------------------------------------------------
@@ -160,18 +162,29 @@ class BoardSession:
             self.observe(stable, t)
 
     def _learn(self, image: np.ndarray, t: float) -> None:
-        """One attempt to learn the piece colours from a view of the start position (čl. 2.8)."""
-        report = self.vision.learn_start_position(image)  # type: ignore[attr-defined]
+        """One attempt to learn the piece colours from a view of the position the game is in (čl. 2.8 for
+        the start position; a set-up or resumed game knows its position as well)."""
+        board = self.referee.position.board_string()
+        start = board == Position.start().board_string()
+        where = "the start position" if start else "the position on the board"
+        learn = getattr(self.vision, "learn_position", None)
+        try:
+            report = learn(image, board) if learn else self.vision.learn_start_position(image)  # type: ignore[attr-defined]
+        except ValueError as exc:  # too few pieces of a kind to learn their colours from
+            self.learning = False
+            self.emit({"event": "notice", "message": f"cannot learn the piece colours from {where} ({exc}); "
+                       "using the default colours"}, t)
+            return
         self.learn_attempts -= 1
         if report.get("ok"):
             self.learning = False
             back = round(32 * report.get("agreement", 0))
-            self.emit({"event": "notice", "message": "piece colours learned from the start position "
-                       f"(then read back {back} of 32 squares as the start position)"}, t)
+            back_text = f"then read back {back} of 32 squares as it" if start else "then read back as it"
+            self.emit({"event": "notice", "message": f"piece colours learned from {where} ({back_text})"}, t)
         elif self.learn_attempts <= 0:
             self.learning = False
-            self.emit({"event": "notice", "message": "could not learn the piece colours from the start "
-                       f"position ({report.get('reason')}); using the default colours"}, t)
+            self.emit({"event": "notice", "message": "could not learn the piece colours from "
+                       f"{where} ({report.get('reason')}); using the default colours"}, t)
 
     def observe(self, observation: str, t: float) -> list[Event]:
         """Give the referee a stable board; journal it first so ``--resume`` can replay it."""

@@ -146,6 +146,9 @@ class UndistortedVision:
     def learn_start_position(self, frame: Any) -> Any:
         return self.pipeline.learn_start_position(self.prepare(frame))
 
+    def learn_position(self, frame: Any, board: str) -> Any:
+        return self.pipeline.learn_position(self.prepare(frame), board)
+
     def __getattr__(self, name: str) -> Any:  # profile(), reset_tracking(), …: the pipeline's own
         return getattr(self.pipeline, name)
 
@@ -402,7 +405,6 @@ def build_all(config: WatchConfig, notices: list[str]) -> Built:
     feed = BroadcastFeed(tags, own_tags)
     bus = companion.bus
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    start = Position.start().fen()
     per_board: list[tuple[BoardSession, str, str, list[dict[str, Any]]]] = []
     for board, spec in specs:
         prior: list[dict[str, Any]] = []
@@ -421,7 +423,7 @@ def build_all(config: WatchConfig, notices: list[str]) -> Built:
         stabilizer = (config.stabilizer_factory or real_stabilizer)()
         session = BoardSession(board, bus, vision=vision, stabilizer=stabilizer,
                                referee_factory=referee_factory, fen=fen, source=spec,
-                               learn_start=not config.profile and not prior and fen in (None, start),
+                               learn_colours=not config.profile,
                                vision_loader=config.vision_factory or real_vision)
         if prior:
             session.replay(prior)

@@ -8,6 +8,9 @@ The scenes are exactly those of ``dama bench vision`` (same generator, same draw
 pipeline with its colour models alone (``squares="colour"``, the reader before the network) and with the
 network (``squares="net"``, the default), in one run. ``--holdout-scenes`` draws the scenes instead only
 from the palette choices and light that ``train_squares --holdout`` leaves out of training.
+``--known-position`` adds a reader whose colours are learned from the scene's own position
+(``learn_position``, as ``dama watch`` does for a set-up or resumed game) and reads a second picture of
+the same board (other noise); scenes with fewer than two of a kind of square are left out of it.
 """
 
 from __future__ import annotations
@@ -73,8 +76,10 @@ class Score:
                 f"  {ms}")
 
 
-def run(n: int, seed: int, size: tuple[int, int], holdout_scenes: bool, only: str | None = None) -> dict[str, Score]:
-    """Every scene read by four pipelines: colour models or network, calibrated or not (or ``only`` one)."""
+def run(n: int, seed: int, size: tuple[int, int], holdout_scenes: bool, only: str | None = None,
+        known_position: bool = False) -> dict[str, Score]:
+    """Every scene read by four pipelines: colour models or network, calibrated or not (or ``only`` one);
+    with ``known_position`` also the network with colours learned from the scene's own position."""
     from vision.render import HandPose, random_scene_params, render_scene
     from vision.train_squares import scene_params
 
@@ -82,6 +87,7 @@ def run(n: int, seed: int, size: tuple[int, int], holdout_scenes: bool, only: st
     scores = {f"{c}, {k}": Score() for c in ("calibrated", "uncalibrated") for k in ("colour", "net")}
     if only is not None:
         scores = {only: scores[only]}
+    known = Score()
     t0 = time.time()
     for i in range(n):
         if holdout_scenes:
@@ -115,8 +121,26 @@ def run(n: int, seed: int, size: tuple[int, int], holdout_scenes: bool, only: st
             res = vp.process(image, 0.04)  # tracking mode: the cost of every later frame
             score.ms.append((time.perf_counter() - t1) * 1000)
             score.add(res.board, board, occluded)
+        if known_position and hand is None:
+            vp = VisionPipeline()
+            try:
+                report = vp.learn_position(image, board)
+            except ValueError:  # too few of a kind of square to learn from
+                report = None
+            if report is not None:
+                second = render_scene(board, params, seed=20_000 + i).image
+                if mirrored:
+                    second = np.ascontiguousarray(second[:, ::-1])
+                vp.reset_tracking()
+                res = vp.process(second, 0.0) if report["ok"] else None
+                if res is None or not res.found:
+                    known.add("?" * 32, board, "0" * 32)
+                else:
+                    known.add(res.board, board, "0" * 32)
         if (i + 1) % 25 == 0:
             print(f"  {i + 1}/{n} scenes, {time.time() - t0:.0f} s", file=sys.stderr)
+    if known_position:
+        scores["learned from the position, net"] = known
     return scores
 
 
@@ -129,6 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--crown-model", default=None, help="weights .npz instead of vision/models/crownnet.npz")
     ap.add_argument("--holdout-scenes", action="store_true", help="only held-out woods, pieces and light")
     ap.add_argument("--confusion", action="store_true", help="print confusion matrices")
+    ap.add_argument("--known-position", action="store_true",
+                    help="also learn the colours from each scene's own position and read a second picture of it")
     args = ap.parse_args(argv)
     try:
         w, h = (int(v) for v in args.size.lower().split("x"))
@@ -147,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
                 return 2
             setattr(vision.pipeline, name, lambda net=net: net)  # the pipeline reads squares with this model
     cv2.setNumThreads(1)
-    scores = run(args.n, args.seed, (w, h), args.holdout_scenes)
+    scores = run(args.n, args.seed, (w, h), args.holdout_scenes, known_position=args.known_position)
     print(f"eval_squarenet: {args.n} scenes, seed {args.seed}, {w}x{h}, model {args.model or MODEL_PATH}, "
           f"crown model {args.crown_model or CROWN_PATH}{', held-out scenes only' if args.holdout_scenes else ''}; "
           "accuracy exact (kings as men); "

@@ -51,6 +51,7 @@ MIN_START_AGREEMENT = 0.75  # share of squares a start-position frame must read 
 # colour model, learned on that very board, is the better judge (docs/vision.md, "Does it transfer?").
 COLOUR_WEIGHT = 0.5
 COLOUR_WEIGHT_UNFAMILIAR = 1.0
+MIN_EACH_TO_LEARN = 2  # empty squares, light and dark pieces a position must show to learn the colours from
 FAMILIAR_START = 31 / 32  # share of the start position the network alone must read for a familiar board
 # (rendered start positions read back 25–32 of 32 on the right window, 20–23 on a window one square off; a
 # board with its pieces on the light squares 9)
@@ -416,19 +417,19 @@ class VisionPipeline:
         self._a1_xy = (float(a1[0]), float(a1[1]))
 
     # -- the start position ----------------------------------------------------------------------
-    def _start_truth(self, fit: BoardFit, k: int) -> np.ndarray:
-        """Labels (lattice dark-cell order) of the start position under rotation ``k``."""
-        return _start_labels(fit.bright_parity, k)
+    def _start_truth(self, fit: BoardFit, k: int, board: str = START_BOARD) -> np.ndarray:
+        """Labels (lattice dark-cell order) of ``board`` (the start position) under rotation ``k``."""
+        return _position_labels(fit.bright_parity, k, board)
 
-    def _start_costs(self, fit: BoardFit, vec: np.ndarray) -> list[float]:
-        """How badly each rotation's start-position labels fit the cells (within-class scatter).
+    def _start_costs(self, fit: BoardFit, vec: np.ndarray, board: str = START_BOARD) -> list[float]:
+        """How badly each rotation's labels of ``board`` fit the cells (within-class scatter).
 
         A half turn swaps light and dark men, which the scatter cannot see: the rotation whose
         "light" men are darker than its "dark" men is ruled out.
         """
         costs = []
         for k in range(4):
-            t = self._start_truth(fit, k)
+            t = self._start_truth(fit, k, board)
             spread = float(sum(((vec[t == c] - vec[t == c].mean(axis=0)) ** 2).sum() for c in range(3)))
             swapped = vec[t == 1, 0].mean() < vec[t == 2, 0].mean()
             costs.append(spread + (1e12 if swapped else 0.0))
@@ -465,6 +466,18 @@ class VisionPipeline:
         dark men and the two empty middle ranks leave no doubt). Returns a report: ``ok``, ``reason``,
         ``orientation_ok``, ``agreement`` (share of squares then read as the start position).
         """
+        return self.learn_position(frame, START_BOARD)
+
+    def learn_position(self, frame: np.ndarray, board: str) -> dict:
+        """Learn the colour model from a frame of any known position: ``board``, 32 characters of
+        ``.wbWB`` in observation order (kings count as men of their colour), with at least
+        ``MIN_EACH_TO_LEARN`` empty squares, light and dark pieces. A game set up from a FEN or resumed
+        from its journal knows its position as well as the start position does.
+
+        The same report and checks as :meth:`learn_start_position`; a board without enough of each
+        class is a ValueError.
+        """
+        board = _board_to_learn(board)
         self.reset_tracking()
         saved_side = self._rotation, self._a1_xy
         self._rotation = None
@@ -476,7 +489,7 @@ class VisionPipeline:
         # A hand flag is not fatal here: at a steep angle the rows of men lean over the light squares
         # behind them. The caller is asked for a clear start position; the classes' tightness decides.
         found = self._fit
-        agreement, res = self._learn_on(frame, found)
+        agreement, res = self._learn_on(frame, found, board)
         if agreement < MIN_START_AGREEMENT:
             # The start position's men can pull the localizer's window one square aside (they hide the
             # corners and break the light/dark alternation along the board's edge). A window one square off
@@ -484,7 +497,7 @@ class VisionPipeline:
             # (1000 rendered start positions): the windows beside it get a chance to read back better.
             best = (agreement, res, found, self.model, self.colour_weight, self._rotation, self._a1_xy)
             for fit in self._windows_beside(frame, found):
-                agreement, res = self._learn_on(frame, fit)
+                agreement, res = self._learn_on(frame, fit, board)
                 if agreement > best[0]:
                     best = (agreement, res, fit, self.model, self.colour_weight, self._rotation, self._a1_xy)
             agreement, res, fit, self.model, self.colour_weight, self._rotation, self._a1_xy = best
@@ -493,29 +506,33 @@ class VisionPipeline:
         if agreement < MIN_START_AGREEMENT and self.colour_weight != COLOUR_WEIGHT:
             # Last, on a board the network does not know, the colour model's larger say may read it back
             # (a network nearly blind to these pieces outvotes the colours at the usual weight).
-            agreement, res = self._read_again(frame)
+            agreement, res = self._read_again(frame, board)
         if agreement < MIN_START_AGREEMENT:
             # Classes learned from a board that is not the start position (a hand over it, pieces not set
             # up, a board whose pieces stand on the light squares) do not even read their own frame back.
             self.model, self.colour_weight = saved
             self._rotation, self._a1_xy = saved_side
             self.reset_tracking()
+            if board == START_BOARD:
+                why = f"the board does not look like the start position (only {round(agreement * 32)} of 32 squares"
+            else:
+                why = (f"the board does not look like the expected position (only {round(agreement * 100)} % of "
+                       "one kind of square, empty, light or dark,")
             return {"ok": False, "agreement": agreement,
-                    "reason": f"the board does not look like the start position (only {round(agreement * 32)} "
-                              "of 32 squares read back as it): set up the pieces, nothing over the board"}
+                    "reason": f"{why} read back as it): set up the pieces, nothing over the board"}
         self._window = orient._img(self._fit.h, orient.LATTICE_CORNERS)  # later localizations hold to it
         return {"ok": True, "reason": None, "orientation_ok": res.orientation_ok, "agreement": agreement,
                 "corners": res.corners, "white_side": _side_of(res.corners) if res.corners else None}
 
-    def _learn_on(self, frame: np.ndarray, fit: BoardFit) -> tuple[float, FrameResult]:
-        """Learn the start position's colours on the window ``fit``, and how far they outvote the square
-        network (``colour_weight``); (share read back as the start position, the reading)."""
+    def _learn_on(self, frame: np.ndarray, fit: BoardFit, board: str) -> tuple[float, FrameResult]:
+        """Learn the colours of ``board`` on the window ``fit``, and how far they outvote the square
+        network (``colour_weight``); (share read back as ``board``, the reading)."""
         self._fit, self._rotation, self._prob, self._crown = fit, None, None, None
         vec = cell_vectors(features(warp_lattice(frame, fit.h), fit.bright_parity), fit.bright_parity)
-        costs = self._start_costs(fit, vec)
+        costs = self._start_costs(fit, vec, board)
         k = orient.from_image_side(fit.h, self.white_at) if self.white_at is not None else int(np.argmin(costs))
         self._remember(fit, k)
-        truth = self._start_truth(fit, k)
+        truth = self._start_truth(fit, k, board)
         self.model = ColourModel.learn(vec, truth)
         # Read back at the usual weight: the network's own view is what tells a window a square off the
         # board (whose colour classes fit their own frame) from the right one.
@@ -525,14 +542,14 @@ class VisionPipeline:
             # The network alone misreads this start position: a board unlike its training renders (or the
             # wrong window). If the window is kept, the colour model learned here gets the larger say in play.
             self.colour_weight = COLOUR_WEIGHT_UNFAMILIAR
-        return sum(a == b for a, b in zip(res.board, START_BOARD, strict=True)) / 32, res
+        return _read_back(res.board, board), res
 
-    def _read_again(self, frame: np.ndarray) -> tuple[float, FrameResult]:
-        """Read the start position again on the current window and weight; (share read back, the reading)."""
+    def _read_again(self, frame: np.ndarray, board: str) -> tuple[float, FrameResult]:
+        """Read ``board`` again on the current window and weight; (share read back, the reading)."""
         self._prob, self._crown = None, None
         self._hands.reset()
         res = self._read(frame, self._fit)
-        return sum(a == b for a, b in zip(res.board, START_BOARD, strict=True)) / 32, res
+        return _read_back(res.board, board), res
 
     @staticmethod
     def _windows_beside(frame: np.ndarray, fit: BoardFit) -> list[BoardFit]:
@@ -565,16 +582,44 @@ def _observation_order(bright_parity: int, k: int, ok: bool) -> np.ndarray:
     return order
 
 
-@lru_cache(maxsize=8)
-def _start_labels(bright_parity: int, k: int) -> np.ndarray:
+@lru_cache(maxsize=32)
+def _position_labels(bright_parity: int, k: int, board: str) -> np.ndarray:
+    """Colour labels (0/1/2, lattice dark-cell order) of ``board`` (lower case) under rotation ``k``."""
     cells = dark_cells(bright_parity)
     index = {(int(i), int(j)): n for n, (i, j) in enumerate(cells)}
     ok = orient.a1_is_dark(k, bright_parity)
     truth = np.zeros(32, dtype=np.int64)
     for n, (i, j) in enumerate(orient.square_cells(k, ok)):
-        truth[index[(int(i), int(j))]] = ".wb".index(START_BOARD[n])
+        truth[index[(int(i), int(j))]] = ".wb".index(board[n])
     truth.flags.writeable = False
     return truth
+
+
+def _board_to_learn(board: str) -> str:
+    """``board`` in lower case (kings count as men), or ValueError when colours cannot be learned from it."""
+    if not isinstance(board, str) or len(board) != 32 or set(board) - set(".wbWB"):
+        raise ValueError(f"a position to learn from is 32 characters of .wbWB, not {board!r}")
+    board = board.lower()
+    few = [name for c, name in ((".", "empty squares"), ("w", "light pieces"), ("b", "dark pieces"))
+           if board.count(c) < MIN_EACH_TO_LEARN]
+    if few:
+        raise ValueError(f"too few {' and '.join(few)} to learn the colours from (at least {MIN_EACH_TO_LEARN} "
+                         "of each)")
+    return board
+
+
+def _read_back(got: str, board: str) -> float:
+    """Share of squares read as ``board``'s colours (a king read as a man of its colour counts).
+
+    Other than the start position, a position can be mostly one class (an ending is mostly empty
+    squares), which a reading of that class alone would match: there the share is that of the class
+    read back worst.
+    """
+    right = np.array([a.lower() == b for a, b in zip(got, board, strict=True)])
+    if board == START_BOARD:
+        return float(right.mean())
+    truth = np.array(list(board))
+    return float(min(right[truth == c].mean() for c in ".wb"))
 
 
 def _side_of(corners: dict[str, tuple[float, float]]) -> str:

@@ -72,7 +72,7 @@ def test_calibration_recovers_a_window_one_square_off(get_scene, monkeypatch, se
         c = orient._img(h, orient.LATTICE_CORNERS)
         if (c >= 0).all() and (c[:, 0] < ww - 1).all() and (c[:, 1] < hh - 1).all():
             fit = BoardFit(h=h, bright_parity=1 - right.bright_parity, inliers=right.inliers, contrast=right.contrast)
-            if VisionPipeline()._learn_on(sc.start_image, fit)[0] < pipeline.MIN_START_AGREEMENT:
+            if VisionPipeline()._learn_on(sc.start_image, fit, START_BOARD)[0] < pipeline.MIN_START_AGREEMENT:
                 off = fit  # off by a rank (off by a file can read back 28 of 32: docs/vision.md)
                 break
     assert off is not None, "no window a rank off lies in this picture"
@@ -181,3 +181,30 @@ def test_calibration_leans_on_the_colour_model_where_the_network_misreads_the_bo
     assert _men(again.process(sc.image).board) == _men(sc.board)
     with pytest.raises(ValueError):
         VisionPipeline(profile={**profile, "colour_weight": "heavy"})
+
+
+@pytest.mark.parametrize("seed", [2, 5])
+def test_colours_learned_from_any_known_position(get_scene, seed):
+    """A game set up from a FEN or resumed knows its position as well as the start position is known: the
+    colours learned from one picture of it read another picture of the same board (other noise)."""
+    from vision.render import render_scene
+
+    sc = get_scene(seed)
+    vp = VisionPipeline()
+    report = vp.learn_position(sc.image, sc.board)
+    assert report["ok"] and report["agreement"] >= 0.9, report
+    again = render_scene(sc.board, sc.params, seed=seed + 500).image
+    vp.reset_tracking()
+    assert _men(vp.process(again).board) == _men(sc.board)
+
+
+def test_learning_a_position_checks_it(get_scene):
+    sc = get_scene(2)
+    with pytest.raises(ValueError, match="too few light pieces"):
+        VisionPipeline().learn_position(sc.image, "b" * 12 + "." * 20)
+    with pytest.raises(ValueError, match="32 characters"):
+        VisionPipeline().learn_position(sc.image, "w" * 31)
+    # The start position's picture does not show a mid-game board: the classes do not read it back.
+    board = "".join("." if c != "." else ("w" if n < 16 else "b") for n, c in enumerate(START_BOARD))
+    report = VisionPipeline().learn_position(sc.start_image, board)
+    assert not report["ok"] and "expected position" in report["reason"]

@@ -1,0 +1,45 @@
+"""Learning the piece colours in the watch loop from the position the game is in: the start position, a
+position set up from a FEN, or where a resumed game stood (no calibration profile given)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dama.bus import EventBus
+from dama.companion import BoardSession, Companion
+from rules import Color, Position
+from vision.pipeline import VisionPipeline
+from vision.render import random_scene_params, render_scene
+from vision.stabilizer import Stabilizer
+
+SET_UP = "w.w.ww..w...w..b.w..b..bb.b..b.b"  # a middle game: 7 light men, 8 dark, 17 empty squares
+
+
+def _play(board: str, frames: int = 20) -> tuple[BoardSession, list[dict]]:
+    params = random_scene_params(np.random.default_rng(11), size=(640, 360), tilt_max=30.0, fill=(0.6, 0.9))
+    companion = Companion(EventBus())
+    events = companion.subscribe()
+    fen = Position.from_board_string(board, Color.WHITE).fen()
+    session = companion.add(BoardSession("b1", companion.bus, vision=VisionPipeline(), stabilizer=Stabilizer(0.5),
+                                         fen=fen, learn_colours=True))
+    for n in range(frames):  # one second of video: every frame a fresh noise draw
+        session.process(n / 15, render_scene(board, params, seed=n).image)
+    companion.close()
+    return session, list(iter(lambda: events.get(0.2), None))
+
+
+def test_colours_are_learned_from_a_set_up_position():
+    session, events = _play(SET_UP)
+    notices = [e["message"] for e in events if e.get("event") == "notice"]
+    assert any("learned from the position on the board" in m for m in notices), notices
+    assert session.vision.model is not None
+    assert session.observation == SET_UP
+    assert not [e for e in events if e.get("event") == "violation"]
+
+
+def test_a_position_with_too_few_pieces_keeps_the_default_colours():
+    ending = "w" + "." * 30 + "b"  # one man each: too few to learn their colours from
+    session, events = _play(ending, frames=12)
+    notices = [e["message"] for e in events if e.get("event") == "notice"]
+    assert any("cannot learn the piece colours" in m and "too few" in m for m in notices), notices
+    assert session.vision.model is None and not session.learning
