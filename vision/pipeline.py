@@ -25,7 +25,7 @@ from vision.classify import ColourModel, bare_dark_colour, cell_vectors, dark_ce
 from vision.crowns import default_crown_reader
 from vision.geometry import CORNER_NAMES, START_BOARD, image_to_topview
 from vision.heights import height_strips, strip_maps
-from vision.localize import MIN_CONTRAST, BoardFit, NotFound, check_fit, localize, refine, to_gray
+from vision.localize import MIN_CONTRAST, BoardFit, NotFound, check_fit, localize, refine, to_gray, window_evidence
 from vision.occlusion import HandWatch, arm_beside, hand_nearby, hidden_dark_cells, light_cover
 from vision.squarenet import (
     CLASSES,
@@ -217,7 +217,10 @@ class VisionPipeline:
         back (learn_start_position), but every later localization would pick the same wrong window again.
         A board that has not moved keeps its grid lines, so a fit on them is the calibrated board seen
         through a shifted window. A board pushed by a fraction of a square leaves the grid: its own fit is
-        kept. (A push by a whole square, give or take a quarter, cannot be told from a shifted window.)
+        kept. A camera or board moved by about a whole square since calibration puts the board on the same
+        grid lines too, with the calibrated window now a square off. The two windows are then told apart by
+        their checker X-corners (:func:`vision.localize.window_evidence`): a window a square off has some on its outer
+        lines (an inner line of the board) and fewer on its inner ones; the calibrated window wins a tie.
         """
         if self._window is None:
             return fit
@@ -231,7 +234,9 @@ class VisionPipeline:
         h = fit.h @ np.array([[1.0, 0.0, du], [0.0, 1.0, dv], [0.0, 0.0, 1.0]])
         parity = fit.bright_parity if (du + dv) % 2 == 0 else 1 - fit.bright_parity
         moved = refine(gray, BoardFit(h=h, bright_parity=parity, inliers=0, contrast=0.0))
-        return moved if moved.contrast >= MIN_CONTRAST and moved.inliers >= 6 else fit
+        if moved.contrast < MIN_CONTRAST or moved.inliers < 6:
+            return fit
+        return moved if window_evidence(gray, moved) >= window_evidence(gray, fit) else fit
 
     def process(self, frame: np.ndarray, t: float = 0.0) -> FrameResult:
         """Recognize one BGR frame taken at time ``t`` (seconds)."""

@@ -208,3 +208,33 @@ def test_learning_a_position_checks_it(get_scene):
     board = "".join("." if c != "." else ("w" if n < 16 else "b") for n, c in enumerate(START_BOARD))
     report = VisionPipeline().learn_position(sc.start_image, board)
     assert not report["ok"] and "expected position" in report["reason"]
+
+
+@pytest.mark.parametrize("seed", [3, 5])
+def test_a_camera_moved_by_a_square_since_calibration_keeps_the_board_found_now(get_scene, seed):
+    """The saved corners a whole square off the board (camera or board moved since calibration) lie on the
+    board's grid lines too; the window with checker corners on its outer lines is the wrong one."""
+    import json
+
+    import cv2
+
+    sc = get_scene(seed)
+    vp = VisionPipeline()
+    assert vp.learn_start_position(sc.start_image)["ok"]
+    profile = json.loads(json.dumps(vp.profile()))
+    names = ("a1", "h1", "h8", "a8")
+    lattice = np.array([[0, 0], [8, 0], [8, 8], [0, 8]], np.float32)
+    to_image = cv2.getPerspectiveTransform(lattice, np.array([profile["corners"][n] for n in names], np.float32))
+    side = np.linalg.norm(np.subtract(sc.corners["a1"], sc.corners["h1"])) / 8
+    hh, ww = sc.image.shape[:2]
+    tried = 0
+    for du, dv in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        moved = cv2.perspectiveTransform((lattice + [du, dv]).reshape(-1, 1, 2), to_image).reshape(-1, 2)
+        if (moved < 0).any() or (moved[:, 0] > ww - 1).any() or (moved[:, 1] > hh - 1).any():
+            continue
+        tried += 1
+        res = VisionPipeline(profile={**profile, "corners": dict(zip(names, moved.tolist()))}).process(sc.image)
+        got = np.array([res.corners[n] for n in names])
+        for xy in sc.corners.values():  # the same four corners (their names follow the saved a1)
+            assert np.linalg.norm(got - xy, axis=1).min() < 0.25 * side, (du, dv)
+    assert tried
