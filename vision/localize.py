@@ -26,6 +26,7 @@ WORK_SIZE = 800  # longest side of the image the coarse search runs on
 MIN_CELLS = 10
 MIN_CONTRAST = 20.0  # grey levels between light and dark squares
 DEBUG = False
+OUTER_PENALTY = 2.0  # X-corners on a window's outer lines (the board's edges carry none) count against it
 OFF_IMAGE = -1.0e4  # grey level given to cells outside the frame
 
 
@@ -227,8 +228,9 @@ def _window(small: np.ndarray, h: np.ndarray, fit) -> tuple[int, int]:
         xline = xc[o_lo + 1:o_hi, :].sum(axis=0) if ax == 0 else xc[:, o_lo + 1:o_hi].sum(axis=1)
         origin = (u0, v0)[ax]
         starts = np.arange(min(lo[ax], hi[ax] - 7), max(lo[ax], hi[ax] - 7) + 1)
+        edge = np.pad(xline, 1)  # X-corners on the window's two outer lines: edge[k + 1] is line k
         scores = [xline[s - origin + 1: s - origin + 8].sum() + 0.25 * line[s - origin: s - origin + 8].sum()
-                  for s in starts]
+                  - OUTER_PENALTY * (edge[s - origin + 1] + edge[s - origin + 9]) for s in starts]
         if DEBUG:
             print(ax, list(starts), np.round(line, 2), xline, np.round(scores, 2))  # noqa: T201
         best[ax] = int(starts[int(np.argmax(scores))])

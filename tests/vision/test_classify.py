@@ -233,7 +233,8 @@ def test_a_camera_moved_by_a_square_since_calibration_keeps_the_board_found_now(
         if (moved < 0).any() or (moved[:, 0] > ww - 1).any() or (moved[:, 1] > hh - 1).any():
             continue
         tried += 1
-        res = VisionPipeline(profile={**profile, "corners": dict(zip(names, moved.tolist()))}).process(sc.image)
+        corners = dict(zip(names, moved.tolist(), strict=True))
+        res = VisionPipeline(profile={**profile, "corners": corners}).process(sc.image)
         got = np.array([res.corners[n] for n in names])
         for xy in sc.corners.values():  # the same four corners (their names follow the saved a1)
             assert np.linalg.norm(got - xy, axis=1).min() < 0.25 * side, (du, dv)
