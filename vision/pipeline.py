@@ -25,7 +25,18 @@ from vision.classify import ColourModel, bare_dark_colour, cell_vectors, dark_ce
 from vision.crowns import default_crown_reader
 from vision.geometry import CORNER_NAMES, START_BOARD, image_to_topview
 from vision.heights import height_strips, strip_maps
-from vision.localize import MIN_CONTRAST, BoardFit, NotFound, check_fit, localize, refine, to_gray, window_evidence
+from vision.localize import (
+    MIN_CONTRAST,
+    BoardFit,
+    NotFound,
+    check_fit,
+    localize,
+    refine,
+    shifted,
+    to_gray,
+    window_evidence,
+    windows_beside,
+)
 from vision.occlusion import HandWatch, arm_beside, hand_nearby, hidden_dark_cells, light_cover
 from vision.squarenet import (
     CLASSES,
@@ -231,9 +242,7 @@ class VisionPipeline:
         du, dv = whole.min(axis=0)
         if (du, dv) == (0.0, 0.0) or max(abs(du), abs(dv)) > 2:
             return fit
-        h = fit.h @ np.array([[1.0, 0.0, du], [0.0, 1.0, dv], [0.0, 0.0, 1.0]])
-        parity = fit.bright_parity if (du + dv) % 2 == 0 else 1 - fit.bright_parity
-        moved = refine(gray, BoardFit(h=h, bright_parity=parity, inliers=0, contrast=0.0))
+        moved = refine(gray, shifted(fit, du, dv))
         if moved.contrast < MIN_CONTRAST or moved.inliers < 6:
             return fit
         return moved if window_evidence(gray, moved) >= window_evidence(gray, fit) else fit
@@ -501,7 +510,7 @@ class VisionPipeline:
             # reads back at most 23 of 32 squares as the start position, the right one 25 or more
             # (1000 rendered start positions): the windows beside it get a chance to read back better.
             best = (agreement, res, found, self.model, self.colour_weight, self._rotation, self._a1_xy)
-            for fit in self._windows_beside(frame, found):
+            for fit in windows_beside(to_gray(frame), found):
                 agreement, res = self._learn_on(frame, fit, board)
                 if agreement > best[0]:
                     best = (agreement, res, fit, self.model, self.colour_weight, self._rotation, self._a1_xy)
@@ -555,22 +564,6 @@ class VisionPipeline:
         self._hands.reset()
         res = self._read(frame, self._fit)
         return _read_back(res.board, board), res
-
-    @staticmethod
-    def _windows_beside(frame: np.ndarray, fit: BoardFit) -> list[BoardFit]:
-        """The 8×8 windows one square beside ``fit`` that lie in the picture and look like a checkerboard."""
-        gray = to_gray(frame)
-        hh, ww = gray.shape
-        out = []
-        for du, dv in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-            h = fit.h @ np.array([[1.0, 0.0, du], [0.0, 1.0, dv], [0.0, 0.0, 1.0]])
-            corners = orient._img(h, orient.LATTICE_CORNERS)
-            if (corners < 0).any() or (corners[:, 0] > ww - 1).any() or (corners[:, 1] > hh - 1).any():
-                continue
-            moved = refine(gray, BoardFit(h=h, bright_parity=1 - fit.bright_parity, inliers=0, contrast=0.0))
-            if moved.contrast >= MIN_CONTRAST and moved.inliers >= 6:
-                out.append(moved)
-        return out
 
     def draw_overlay(self, frame: np.ndarray, res: FrameResult, highlight: list[str] | tuple = ()) -> np.ndarray:
         from vision.overlay import draw_overlay

@@ -114,3 +114,22 @@ def test_a_steep_start_position_is_found():
     short = np.array([2.0, 3.0, 4.0, 5.0, 6.0, 6.0, 2.0])  # neither way spans all seven lines
     assert not _spread_over_window(short, np.array([1.0, 2.0, 3.0, 4.0, 5.0, 5.0, 1.0]), steep=True)
     assert not _spread_over_window(lines, np.array([2.0, 3.0, 4.0, 4.0, 2.0, 3.0, 4.0]), steep=True)
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_a_window_a_square_off_gives_way_to_the_board(get_scene, seed):
+    """The last step of localization compares the window found with its four neighbours: one a square off
+    carries checker X-corners on an outer line (an inner line of the board) and loses to the board."""
+    from vision.localize import _best_beside, windows_beside
+
+    sc = get_scene(seed)
+    gray = to_gray(sc.start_image)
+    right = localize(gray)
+    assert _corner_errors(_image_corners(right), sc.corners).max() < 2.0
+    beside = windows_beside(gray, right)
+    assert beside, "no window beside this board lies in the picture"
+    for off in beside:
+        assert _corner_errors(_image_corners(off), sc.corners).max() > 5.0
+        back = _best_beside(gray, off)
+        assert _corner_errors(_image_corners(back), sc.corners).max() < 2.0
+    assert _best_beside(gray, right) is right
