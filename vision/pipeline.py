@@ -56,6 +56,8 @@ from vision.viewpoint import viewpoint
 PROFILE_VERSION = 1
 TOPVIEW_SIZE = 256
 MIN_START_AGREEMENT = 0.75  # share of squares a start-position frame must read back after learning from it
+# (rendered start positions read back 25–32 of 32 on the right window, 20–23 on a window one square off; a
+# board with its pieces on the light squares 9)
 # How far the learned colour model outvotes the square network (vision.squarenet.with_colour_model's
 # temper): on boards like the training renders the network carries shadows the start position did not
 # have; on a board whose start position the network alone misreads (woods or pieces it never saw) the
@@ -64,8 +66,6 @@ COLOUR_WEIGHT = 0.5
 COLOUR_WEIGHT_UNFAMILIAR = 1.0
 MIN_EACH_TO_LEARN = 2  # empty squares, light and dark pieces a position must show to learn the colours from
 FAMILIAR_START = 31 / 32  # share of the start position the network alone must read for a familiar board
-# (rendered start positions read back 25–32 of 32 on the right window, 20–23 on a window one square off; a
-# board with its pieces on the light squares 9)
 SMOOTHING = 0.5  # weight of the newest frame in a still square's running average of probabilities
 NOT_EMPTY_FOR_CROWN = 0.01  # the crown reader (1.3 ms per network for 32 squares) skips squares surely empty
 CHARS = np.array(list(CLASSES))  # . w b W B ?
@@ -305,7 +305,8 @@ class VisionPipeline:
         if self.model is not None:
             if self.squares == "net":
                 net_covered = prob[:, COVERED].copy()
-                self._net_colours = np.where(decide(prob)[0] == COVERED, -1, COLOUR_OF[decide(prob)[0]])
+                alone = decide(prob)[0]  # the network's own reading, which calibration compares
+                self._net_colours = np.where(alone == COVERED, -1, COLOUR_OF[alone])
                 prob = with_colour_model(prob, self.model, vec, temper=self.colour_weight)
             else:
                 labels, conf = self.model.classify(vec)
