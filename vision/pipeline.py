@@ -124,7 +124,7 @@ class VisionPipeline:
         self._fixed: BoardFit | None = None  # that fit, measured on the first frame (parity, contrast)
         self._window: np.ndarray | None = None  # image corners of the window calibration read back (4×2)
         self.colour_weight = COLOUR_WEIGHT  # the learned colour model's vote against the network's
-        self._net_colours: np.ndarray | None = None  # the network's own colours of the last frame (lattice)
+        self._net_prob: np.ndarray | None = None  # the network's own probabilities of the last frame (lattice)
         if profile:
             self._load_profile(profile)
         # OpenCV builds its Lab tables on the first float conversion (~0.3 s): pay that here, not on
@@ -305,8 +305,7 @@ class VisionPipeline:
         if self.model is not None:
             if self.squares == "net":
                 net_covered = prob[:, COVERED].copy()
-                alone = decide(prob)[0]  # the network's own reading, which calibration compares
-                self._net_colours = np.where(alone == COVERED, -1, COLOUR_OF[alone])
+                self._net_prob = prob  # before the colour model: what calibration compares (no copy made)
                 prob = with_colour_model(prob, self.model, vec, temper=self.colour_weight)
             else:
                 labels, conf = self.model.classify(vec)
@@ -551,9 +550,9 @@ class VisionPipeline:
         self.model = ColourModel.learn(vec, truth)
         # Read back at the usual weight: the network's own view is what tells a window a square off the
         # board (whose colour classes fit their own frame) from the right one.
-        self.colour_weight, self._net_colours = COLOUR_WEIGHT, None
+        self.colour_weight, self._net_prob = COLOUR_WEIGHT, None
         res = self._read(frame, fit)
-        if self._net_colours is not None and float(np.mean(self._net_colours == truth)) < FAMILIAR_START:
+        if self._net_prob is not None and float(np.mean(_colours(self._net_prob) == truth)) < FAMILIAR_START:
             # The network alone misreads this start position: a board unlike its training renders (or the
             # wrong window). If the window is kept, the colour model learned here gets the larger say in play.
             self.colour_weight = COLOUR_WEIGHT_UNFAMILIAR
@@ -592,6 +591,12 @@ def _position_labels(bright_parity: int, k: int, board: str) -> np.ndarray:
         truth[index[(int(i), int(j))]] = ".wb".index(board[n])
     truth.flags.writeable = False
     return truth
+
+
+def _colours(prob: np.ndarray) -> np.ndarray:
+    """(N,) colour classes 0/1/2 of decided probabilities, -1 where the square is covered."""
+    pieces = decide(prob)[0]
+    return np.where(pieces == COVERED, -1, COLOUR_OF[pieces])
 
 
 def _board_to_learn(board: str) -> str:
