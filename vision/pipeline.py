@@ -430,12 +430,12 @@ class VisionPipeline:
         a1 = orient._img(fit.h, orient.rotation_corners(k)[:1])[0]
         self._a1_xy = (float(a1[0]), float(a1[1]))
 
-    # -- the start position ----------------------------------------------------------------------
-    def _start_truth(self, fit: BoardFit, k: int, board: str = START_BOARD) -> np.ndarray:
+    # -- a known position (the start position, unless told otherwise) ------------------------------
+    def _position_truth(self, fit: BoardFit, k: int, board: str = START_BOARD) -> np.ndarray:
         """Labels (lattice dark-cell order) of ``board`` (the start position) under rotation ``k``."""
         return _position_labels(fit.bright_parity, k, board)
 
-    def _start_costs(self, fit: BoardFit, vec: np.ndarray, board: str = START_BOARD) -> list[float]:
+    def _position_costs(self, fit: BoardFit, vec: np.ndarray, board: str = START_BOARD) -> list[float]:
         """How badly each rotation's labels of ``board`` fit the cells (within-class scatter).
 
         A half turn swaps light and dark men, which the scatter cannot see: the rotation whose
@@ -443,7 +443,7 @@ class VisionPipeline:
         """
         costs = []
         for k in range(4):
-            t = self._start_truth(fit, k, board)
+            t = self._position_truth(fit, k, board)
             spread = float(sum(((vec[t == c] - vec[t == c].mean(axis=0)) ** 2).sum() for c in range(3)))
             swapped = vec[t == 1, 0].mean() < vec[t == 2, 0].mean()
             costs.append(spread + (1e12 if swapped else 0.0))
@@ -455,12 +455,12 @@ class VisionPipeline:
         Clearly: one rotation explains the cells far better than any other, and its three classes are
         well apart (the class means differ by several times the spread within the classes).
         """
-        costs = self._start_costs(fit, vec)
+        costs = self._position_costs(fit, vec)
         order = np.argsort(costs)
         k = int(order[0])
         if costs[k] > 0.5 * costs[int(order[1])]:
             return
-        t = self._start_truth(fit, k)
+        t = self._position_truth(fit, k)
         means = [vec[t == c, :3].mean(axis=0) for c in range(3)]
         within = np.sqrt(np.mean([((vec[t == c, :3] - means[c]) ** 2).sum(axis=1).mean() for c in range(3)]))
         gaps = [np.linalg.norm(means[a] - means[b]) for a, b in ((0, 1), (0, 2), (1, 2))]
@@ -543,10 +543,10 @@ class VisionPipeline:
         network (``colour_weight``); (share read back as ``board``, the reading)."""
         self._fit, self._rotation, self._prob, self._crown = fit, None, None, None
         vec = cell_vectors(features(warp_lattice(frame, fit.h), fit.bright_parity), fit.bright_parity)
-        costs = self._start_costs(fit, vec, board)
+        costs = self._position_costs(fit, vec, board)
         k = orient.from_image_side(fit.h, self.white_at) if self.white_at is not None else int(np.argmin(costs))
         self._remember(fit, k)
-        truth = self._start_truth(fit, k, board)
+        truth = self._position_truth(fit, k, board)
         self.model = ColourModel.learn(vec, truth)
         # Read back at the usual weight: the network's own view is what tells a window a square off the
         # board (whose colour classes fit their own frame) from the right one.
