@@ -162,6 +162,7 @@ class _BoardStream:
     last: int = 0
     held: dict[int, dict[str, Any]] = field(default_factory=dict)
     asked_at: float = 0.0
+    wanted: int = 0  # the newest seq the board has said it published
     online: bool = False
     retired: set[str] = field(default_factory=set)
 
@@ -171,6 +172,10 @@ class MqttHub:
 
     ``on_event(board, event)`` is called for every event applied (the hub's dashboard forwards it to its
     viewers). Read-only towards the games: it only ever publishes resync requests.
+
+    A request can be lost (a board that has just connected may not have subscribed to its resync topic yet),
+    so while a board is behind the hub asks again every ``RESYNC_INTERVAL`` until the gap is filled; waiting
+    for the board's next message instead would leave a finished game short of its last moves.
     """
 
     RESYNC_INTERVAL = 1.0
@@ -189,6 +194,18 @@ class MqttHub:
         self.client.on_disconnect = lambda *a: self.connected.clear()
         self.client.connect_async(self.url.host, self.url.port, keepalive=10)
         self.client.loop_start()
+        self._stop = threading.Event()
+        self._retrier = threading.Thread(target=self._keep_asking, name="mqtt-hub-resync", daemon=True)
+        self._retrier.start()
+
+    def _keep_asking(self) -> None:
+        while not self._stop.wait(self.RESYNC_INTERVAL / 2):
+            if not self.connected.is_set():
+                continue
+            with self._lock:
+                for board, stream in self.streams.items():
+                    if stream.wanted > stream.last:
+                        self._ask(board, stream)
 
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
@@ -235,6 +252,7 @@ class MqttHub:
                 self.streams[board] = stream = _BoardStream(epoch=epoch, online=stream.online, retired=retired)
                 self.feed.reset_board(board)
             seq = int(data.get("seq", 0))
+            stream.wanted = max(stream.wanted, seq)
             if kind == "state":
                 if data.get("tags"):
                     self.feed.set_tags(board, **data["tags"])
@@ -259,5 +277,7 @@ class MqttHub:
         return self.connected.wait(timeout)
 
     def close(self) -> None:
+        self._stop.set()
+        self._retrier.join(5)
         self.client.disconnect()
         self.client.loop_stop()

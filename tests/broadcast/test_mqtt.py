@@ -125,3 +125,41 @@ def test_new_run_of_a_board_replaces_its_game(broker):
             second.close()
     finally:
         hub.close()
+
+
+def test_hub_asks_again_when_a_resync_request_is_lost(broker):
+    """A board that had not yet subscribed to its resync topic misses the hub's first request; with no
+    further message from the board (its game over) the hub must still ask again and get the missing moves."""
+    import json
+
+    import paho.mqtt.client as mqtt
+
+    events = game_events(6, plies=4)
+    messages = [{"board": "b3", "epoch": "e1", "seq": i, "event": {**e, "board": "b3"}}
+                for i, e in enumerate(events, 1)]
+    requests: list[dict] = []
+    board = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id="fake-board")
+
+    def on_resync(client, userdata, msg):
+        requests.append(json.loads(msg.payload))
+        if len(requests) >= 2:  # the first request is lost, as if it came before the subscription
+            start = requests[-1]["from"]
+            for m in messages[start - 1:]:
+                client.publish("hall/b3/events", json.dumps(m), qos=1)
+
+    board.on_message = on_resync
+    board.connect("127.0.0.1", broker.port)
+    board.loop_start()
+    feed = BroadcastFeed()
+    hub = MqttHub(broker.url, feed)
+    try:
+        board.subscribe("hall/b3/resync", qos=1)
+        assert hub.wait_connected(10)
+        time.sleep(0.2)
+        board.publish("hall/b3/events", json.dumps(messages[-1]), qos=1)  # the last one only: a gap
+        assert wait_until(lambda: _moves(feed, "b3") == own_pdn(events).move_list(), timeout=15)
+        assert len(requests) >= 2 and requests[1]["from"] == 1
+    finally:
+        hub.close()
+        board.loop_stop()
+        board.disconnect()
