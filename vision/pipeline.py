@@ -44,6 +44,7 @@ from vision.squarenet import (
     COVERED,
     COVERED_THRESHOLD,
     COVERED_WITH_HAND,
+    KING_KEPT,
     board_inputs,
     decide,
     default_net,
@@ -306,7 +307,9 @@ class VisionPipeline:
             if self.squares == "net":
                 net_covered = prob[:, COVERED].copy()
                 self._net_prob = prob  # before the colour model: what calibration compares (no copy made)
-                prob = with_colour_model(prob, self.model, vec, temper=self.colour_weight)
+                # on a board the network read alone at calibration, a king it is sure of stays a king
+                kings = KING_KEPT if self.colour_weight <= COLOUR_WEIGHT else None
+                prob = with_colour_model(prob, self.model, vec, temper=self.colour_weight, keep_kings=kings)
             else:
                 labels, conf = self.model.classify(vec)
             hidden = hidden_dark_cells(covered, fit.bright_parity, self.model.outliers(vec))

@@ -61,6 +61,7 @@ MODEL_PATH = Path(__file__).resolve().parent / "models" / "squarenet.npz"
 COLOUR_OF = np.array([0, 1, 2, 1, 2, 0])  # class -> colour class of vision.classify (empty, light, dark); covered
 # squares are hidden by the caller, their colour class never read
 COLOUR_FEATURES = 6  # of vision.classify.cell_vectors: centre − light reference (3), centre − corners (3)
+KING_KEPT = 0.9  # the network's king probability above which with_colour_model keeps its reading (docs/vision.md)
 COVERED_FIT = 5.0  # rms z-score of a square's colours to its best colour class beyond which a hand is likely
 COVERED_THRESHOLD = 0.95  # probability of "covered" above which a square is reported "?" (tall kings at the
 # board's edge under a steep camera can look half like an arm; measured on the benchmark scenes, docs/vision.md)
@@ -311,7 +312,8 @@ def decide(prob: np.ndarray, king_threshold: float = KING_THRESHOLD,
     return labels, conf
 
 
-def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 0.5) -> np.ndarray:
+def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 0.5,
+                      keep_kings: float | None = None) -> np.ndarray:
     """Network probabilities (N, 6) times those of a learned ``vision.classify.ColourModel`` on ``vec``.
 
     The colour model was learned from this board's start position, so it knows this board's woods and
@@ -319,6 +321,12 @@ def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 
     weighs the colour model's vote: 1 leans on it fully, which a shadow or lighting the start position
     did not have misleads (its Gaussians are narrow); 0.5 keeps its accuracy on woods and pieces the
     network never saw and lets the network carry shadows (docs/vision.md).
+
+    ``keep_kings``: squares the network (with the crown reader) takes for a king with at least this
+    probability keep the network's reading. The colour model knows men only (the start position has no
+    kings), and under a slanted camera a king's second disc shows its side where a man shows its top, so
+    the model takes a light king for a dark piece, a dark king for an empty square, or any king for a hand.
+    Only for boards the network is known to read (the pipeline passes it after calibration found so).
     """
     z = (vec[:, None, :] - model.mean[None]) / model.std[None]
     log_std = np.log(model.std).sum(axis=1)[None]
@@ -331,7 +339,11 @@ def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 
     fit = np.sqrt((z[:, :, :COLOUR_FEATURES] ** 2).mean(axis=2)).min(axis=1)  # rms z to the nearest class
     like[:, COVERED] = 1.0 / (1.0 + np.exp(-2.0 * (fit - COVERED_FIT)))
     out = prob * like
-    return out / out.sum(axis=1, keepdims=True)
+    out /= out.sum(axis=1, keepdims=True)
+    if keep_kings is not None:
+        king = prob[:, 3] + prob[:, 4] >= keep_kings
+        out[king] = prob[king]
+    return out
 
 
 @lru_cache(maxsize=1)
@@ -367,5 +379,5 @@ def default_net() -> SquareNet:
 
 
 __all__ = ["CLASSES", "COLOUR_FEATURES", "COLOUR_OF", "COVERED", "COVERED_THRESHOLD", "COVERED_WITH_HAND",
-           "KING_THRESHOLD", "MODEL_PATH", "N_DESC", "N_INPUT", "STRIP_IN_DESC", "SquareNet", "board_inputs", "decide",
-           "read_weights", "default_net", "describe", "with_colour_model", "with_crowns"]
+           "KING_KEPT", "KING_THRESHOLD", "MODEL_PATH", "N_DESC", "N_INPUT", "STRIP_IN_DESC", "SquareNet",
+           "board_inputs", "decide", "read_weights", "default_net", "describe", "with_colour_model", "with_crowns"]

@@ -134,6 +134,24 @@ def test_the_boards_own_colour_model_overrules_a_stray_covered():
     assert "".join(CLASSES[k] for k in labels) == "w?"
 
 
+def test_a_king_the_network_is_sure_of_keeps_its_reading_against_the_men_only_colour_model():
+    from vision.classify import ColourModel
+    from vision.squarenet import KING_KEPT, with_colour_model
+
+    rng = np.random.default_rng(1)
+    truth = np.array([0] * 8 + [1] * 12 + [2] * 12)
+    centres = np.array([[0.0] * 8, [40.0] * 8, [-20.0] * 8])
+    model = ColourModel.learn(centres[truth] + rng.normal(0, 1.0, (32, 8)), truth)
+    # a light king whose slanted side reads like a dark man's top; a light man that looks the same
+    net = np.array([[0.0, 0.01, 0.01, 0.96, 0.01, 0.01],
+                    [0.0, 0.97, 0.02, 0.0, 0.0, 0.01]])
+    seen = np.vstack([centres[2], centres[2]])
+    as_before = "".join(CLASSES[k] for k in decide(with_colour_model(net, model, seen))[0])
+    kept = "".join(CLASSES[k] for k in decide(with_colour_model(net, model, seen, keep_kings=KING_KEPT))[0])
+    assert as_before == "bb"  # the colour model outvotes the network on both
+    assert kept == "Wb"  # the king stays; a man is still the colour model's to correct
+
+
 def test_a_hand_hides_squares_instead_of_inventing_pieces():
     from vision.render import HandPose, random_scene_params, render_scene
 
