@@ -327,7 +327,12 @@ class VisionPipeline:
                     pieces[lifted], conf[lifted] = COVERED, net_covered[lifted]
             else:
                 pieces, conf = decide(prob)
-            if self.model is not None and (pieces == COVERED).any():
+            # A lone "covered" is guessed to be a piece the network does not know only where that is likely: on
+            # a board the network could not read alone at calibration, or in video, where the motion test
+            # catches a real hand. In a single picture of a board the network knows, it is a fingertip
+            # reaching an edge square from outside the board (docs/vision.md).
+            guess = seen_hand.compared or self.colour_weight > COLOUR_WEIGHT
+            if self.model is not None and guess and (pieces == COVERED).any():
                 arm = arm_beside(seen_hand.odd_margin_cells(), fit.bright_parity)
                 self._unknown_pieces_uncovered(prob, pieces, conf, covered, fit.bright_parity, arm)
             hidden |= pieces == COVERED  # the network sees a hand or arm over the square
@@ -369,9 +374,9 @@ class VisionPipeline:
         A hand is wider than a square: "covered" with no covered light square beside it and no other
         covered square next to it is a piece the network does not know (a board unlike its training). A
         '?' there would hold every observation back; a real hand over one square in video is caught by
-        the motion test. ``arm`` (32,) marks squares at the board's edge with an arm seen in the margin beside
-        them (``vision.occlusion.arm_beside``): a hand reaching a square from outside covers that square
-        alone, and stays ``?``.
+        the motion test. The caller asks only on such boards, or in video. ``arm`` (32,) marks squares at the
+        board's edge with an arm seen in the margin beside them (``vision.occlusion.arm_beside``): a hand
+        reaching a square from outside covers that square alone, and stays ``?``.
         """
         net_covered = pieces == COVERED
         lone = net_covered & ~hand_nearby(net_covered, covered_light, bright_parity)
