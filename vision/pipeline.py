@@ -67,6 +67,7 @@ COLOUR_WEIGHT = 0.5
 COLOUR_WEIGHT_UNFAMILIAR = 1.0
 MIN_EACH_TO_LEARN = 2  # empty squares, light and dark pieces a position must show to learn the colours from
 FAMILIAR_START = 31 / 32  # share of the start position the network alone must read for a familiar board
+SURE_BESIDE_HAND = 0.98  # confidence with which a man or empty square beside a hand in one picture keeps its reading
 SMOOTHING = 0.5  # weight of the newest frame in a still square's running average of probabilities
 NOT_EMPTY_FOR_CROWN = 0.01  # the crown reader (1.3 ms per network for 32 squares) skips squares surely empty
 CHARS = np.array(list(CLASSES))  # . w b W B ?
@@ -335,6 +336,12 @@ class VisionPipeline:
             if self.model is not None and guess and (pieces == COVERED).any():
                 arm = arm_beside(seen_hand.odd_margin_cells(), fit.bright_parity)
                 self._unknown_pieces_uncovered(prob, pieces, conf, covered, fit.bright_parity, arm)
+            if self.model is not None and not guess:
+                # One picture of a familiar board: a square beside a hand (hidden_dark_cells) that reads surely
+                # as empty or a man is seen past the hand. Not a king: the crown reader can take a hand's height
+                # for a second disc. In video the motion test decides what is hidden (below).
+                hand_seen = hand_seen or bool(hidden.any())
+                hidden &= ~((pieces <= 2) & (conf >= SURE_BESIDE_HAND))
             hidden |= pieces == COVERED  # the network sees a hand or arm over the square
             labels = COLOUR_OF[pieces]
         else:

@@ -221,3 +221,36 @@ def test_a_fingertip_on_an_edge_square_reads_unknown_in_one_picture_of_a_known_b
                 hidden += g == "?"
                 invented += g != "?" and g.lower() != t.lower()
     assert hidden > invented, (hidden, invented)
+
+
+def test_visible_squares_beside_a_hand_keep_a_sure_reading_in_one_picture(monkeypatch):
+    """One picture of a known board with a hand over it: a square beside the hand that the network reads
+    surely as empty or a man keeps that reading instead of '?', and no more squares under the hand read
+    as a wrong piece for it. The same pictures are read with the rule and without it
+    (``SURE_BESIDE_HAND`` above 1)."""
+    import vision.pipeline as pipeline
+    from vision.bench import random_board
+    from vision.geometry import START_BOARD
+    from vision.render import HandPose, random_scene_params, render_scene
+
+    rule = pipeline.SURE_BESIDE_HAND
+    counts = {}
+    for seed in range(40):
+        rng = np.random.default_rng([79, seed])
+        params = random_scene_params(rng, size=(960, 540))
+        board = random_board(rng)
+        hand = HandPose(target_square=str(rng.choice(SQUARE_NAMES)), height_mm=float(rng.uniform(10, 80)))
+        r = render_scene(board, params, hand=hand, seed=seed)
+        vp = VisionPipeline()
+        vp.learn_start_position(render_scene(START_BOARD, params, seed=seed + 5000).image)
+        for sure in (1.01, rule):
+            monkeypatch.setattr(pipeline, "SURE_BESIDE_HAND", sure)
+            vp.reset_tracking()
+            got = vp.process(r.image).board
+            c = counts.setdefault(sure, [0, 0])
+            for g, t, o in zip(got, board, r.occluded, strict=True):
+                c[0] += o == "0" and g == "?"
+                c[1] += o == "1" and g != "?" and g.lower() != t.lower()
+    (off_unknown, off_invented), (on_unknown, on_invented) = counts.values()
+    assert on_unknown < off_unknown, counts
+    assert on_invented <= off_invented, counts
