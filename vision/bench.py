@@ -16,8 +16,10 @@ import json
 import os
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -207,22 +209,30 @@ def _hand_over_board(mask: np.ndarray, corners: dict) -> bool:
     return int((mask & (board > 0)).sum()) > 0.25 * square_px
 
 
-def run_synthetic(n: int, size: tuple[int, int], seed: int) -> tuple[Tally, Tally]:
-    from vision.render import HandPose, random_scene_params, render_scene
+def scene_draws(n: int, size: tuple[int, int], seed: int) -> Iterator[tuple[int, Any, str, Any, bool]]:
+    """The benchmark's seeded scenes as drawn, nothing rendered yet: (index, scene parameters, board, hand
+    or None, mirrored). A test can take any one scene of the benchmark without rendering those before it."""
+    from vision.geometry import SQUARE_NAMES
+    from vision.render import HandPose, random_scene_params
 
     rng = np.random.default_rng(seed)
-    calibrated, default = Tally(), Tally()
-    t0 = time.time()
     for i in range(n):
         params = random_scene_params(rng, size=size)
         kind = rng.random()
         board = START_BOARD if kind < 0.2 else random_board(rng)
         hand = None
         if rng.random() < 0.15:
-            from vision.geometry import SQUARE_NAMES
-
             hand = HandPose(target_square=str(rng.choice(SQUARE_NAMES)), height_mm=float(rng.uniform(15, 80)))
         mirrored = rng.random() < 0.1
+        yield i, params, board, hand, mirrored
+
+
+def run_synthetic(n: int, size: tuple[int, int], seed: int) -> tuple[Tally, Tally]:
+    from vision.render import render_scene
+
+    calibrated, default = Tally(), Tally()
+    t0 = time.time()
+    for i, params, board, hand, mirrored in scene_draws(n, size, seed):
         r = render_scene(board, params, hand=hand, seed=i)
         hand_on_board = hand is not None and _hand_over_board(r.hand_mask, r.corners)
         start = render_scene(START_BOARD, params, seed=10_000 + i)
