@@ -67,6 +67,7 @@ COLOUR_WEIGHT = 0.5
 COLOUR_WEIGHT_UNFAMILIAR = 1.0
 MIN_EACH_TO_LEARN = 2  # empty squares, light and dark pieces a position must show to learn the colours from
 FAMILIAR_START = 31 / 32  # share of the start position the network alone must read for a familiar board
+COVERED_IN_PICTURE = 0.5  # "covered" bar in one picture of a familiar board with no hand seen elsewhere
 SURE_BESIDE_HAND = 0.98  # confidence with which a man or empty square beside a hand in one picture keeps its reading
 SMOOTHING = 0.5  # weight of the newest frame in a still square's running average of probabilities
 NOT_EMPTY_FOR_CROWN = 0.01  # the crown reader (1.3 ms per network for 32 squares) skips squares surely empty
@@ -303,7 +304,7 @@ class VisionPipeline:
                 labels, conf = default_classify(vec, bare, fit.contrast)
             # Worth testing for the start position only when about twelve light men are seen.
             if not covered.any() and 10 <= int((labels == 1).sum()) <= 14:
-                self._auto_learn(fit, vec)
+                self._auto_learn(fit, vec, labels)
         if self.model is not None:
             if self.squares == "net":
                 net_covered = prob[:, COVERED].copy()
@@ -318,6 +319,11 @@ class VisionPipeline:
             hidden = hidden_dark_cells(covered, fit.bright_parity)
         if self.squares == "net":
             prob = self._smooth(prob, seen_hand.still)
+            # A lone "covered" is guessed to be a piece the network does not know only where that is likely: on
+            # a board the network could not read alone at calibration, or in video, where the motion test
+            # catches a real hand. In a single picture of a board the network knows, it is a fingertip
+            # reaching an edge square from outside the board (docs/vision.md).
+            guess = seen_hand.compared or self.colour_weight > COLOUR_WEIGHT
             if hand_seen or hidden.any() or (prob[:, COVERED] > COVERED_THRESHOLD).any():
                 # A hand is over the board: "covered" needs less certainty where one is known to be, and the
                 # colour model's veto (vision.squarenet.with_colour_model) is lifted, since a fingertip's skin
@@ -326,13 +332,12 @@ class VisionPipeline:
                 if self.model is not None:
                     lifted = net_covered > COVERED_WITH_HAND
                     pieces[lifted], conf[lifted] = COVERED, net_covered[lifted]
+            elif self.model is not None and not guess:
+                # One picture of a board the network knows, no hand seen elsewhere: "covered" as the likelier
+                # reading is a fingertip too; reading the rest would name a piece on a few per cent.
+                pieces, conf = decide(prob, covered_threshold=COVERED_IN_PICTURE)
             else:
                 pieces, conf = decide(prob)
-            # A lone "covered" is guessed to be a piece the network does not know only where that is likely: on
-            # a board the network could not read alone at calibration, or in video, where the motion test
-            # catches a real hand. In a single picture of a board the network knows, it is a fingertip
-            # reaching an edge square from outside the board (docs/vision.md).
-            guess = seen_hand.compared or self.colour_weight > COLOUR_WEIGHT
             if self.model is not None and guess and (pieces == COVERED).any():
                 arm = arm_beside(seen_hand.odd_margin_cells(), fit.bright_parity)
                 self._unknown_pieces_uncovered(prob, pieces, conf, covered, fit.bright_parity, arm)
@@ -464,11 +469,13 @@ class VisionPipeline:
             costs.append(spread + (1e12 if swapped else 0.0))
         return costs
 
-    def _auto_learn(self, fit: BoardFit, vec: np.ndarray) -> None:
+    def _auto_learn(self, fit: BoardFit, vec: np.ndarray, labels: np.ndarray) -> None:
         """Learn the colour model from this frame if it clearly shows the start position.
 
         Clearly: one rotation explains the cells far better than any other, and its three classes are
-        well apart (the class means differ by several times the spread within the classes).
+        well apart (the class means differ by several times the spread within the classes). ``labels``
+        (32,) are the colour classes read without the model: as at calibration, a board whose start
+        position they miss is one the network does not know, and the colour model gets the larger say.
         """
         costs = self._position_costs(fit, vec)
         order = np.argsort(costs)
@@ -482,6 +489,8 @@ class VisionPipeline:
         if min(gaps) < 3.0 * max(within, 1.0):
             return
         self.model = ColourModel.learn(vec, t)
+        familiar = float(np.mean(labels == t)) >= FAMILIAR_START
+        self.colour_weight = COLOUR_WEIGHT if familiar else COLOUR_WEIGHT_UNFAMILIAR
         self._prob = None  # readings made without the colour model are not carried over
         if self.white_at is None and self._rotation is None:
             self._remember(fit, k)

@@ -200,3 +200,29 @@ def test_training_refuses_a_broken_set(tmp_path, capsys):
     bad.write_bytes(b"not a zip")
     assert main(["train", "--data", str(bad), "--out", str(tmp_path / "net.npz")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_colours_learned_from_a_start_position_seen_uncalibrated_weigh_as_at_calibration(get_scene, monkeypatch):
+    """Without a profile the pipeline learns the colours from the first clear start position it sees.
+    As at calibration, a board whose start position the network alone misreads (here a network that
+    takes every dark man for an empty square, as on held-out palettes) gives the colour model the larger
+    say, and the rules for boards the network knows stay off."""
+    import vision.pipeline as pipeline
+    from vision.squarenet import default_net
+
+    sc = get_scene(3)
+    vp = pipeline.VisionPipeline()
+    vp.process(sc.start_image)
+    assert vp.model is not None and vp.colour_weight == pipeline.COLOUR_WEIGHT
+
+    class DarkMenUnseen:
+        def forward(self, d):
+            p = default_net().forward(d).copy()
+            p[:, 0] += p[:, 2] + p[:, 4]
+            p[:, 2] = p[:, 4] = 0.0
+            return p
+
+    monkeypatch.setattr(pipeline, "default_net", DarkMenUnseen)
+    vp = pipeline.VisionPipeline()
+    vp.process(sc.start_image)
+    assert vp.model is not None and vp.colour_weight == pipeline.COLOUR_WEIGHT_UNFAMILIAR
