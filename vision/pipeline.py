@@ -182,6 +182,11 @@ class VisionPipeline:
             "colour_weight": self.colour_weight,
         }
 
+    @property
+    def familiar(self) -> bool:
+        """Is this a board the network reads alone (calibration, or colours learned in play, found so)?"""
+        return self.colour_weight <= COLOUR_WEIGHT
+
     # -- per frame --------------------------------------------------------------------------------
     def reset_tracking(self) -> None:
         """Forget the board fit and the settled view: the next frame is a new moment (not video)."""
@@ -310,7 +315,7 @@ class VisionPipeline:
                 net_covered = prob[:, COVERED].copy()
                 self._net_prob = prob  # before the colour model: what calibration compares (no copy made)
                 # on a board the network read alone at calibration, a king it is sure of stays a king
-                kings = KING_KEPT if self.colour_weight <= COLOUR_WEIGHT else None
+                kings = KING_KEPT if self.familiar else None
                 prob = with_colour_model(prob, self.model, vec, temper=self.colour_weight, keep_kings=kings)
             else:
                 labels, conf = self.model.classify(vec)
@@ -323,7 +328,7 @@ class VisionPipeline:
             # a board the network could not read alone at calibration, or in video, where the motion test
             # catches a real hand. In a single picture of a board the network knows, it is a fingertip
             # reaching an edge square from outside the board (docs/vision.md).
-            guess = seen_hand.compared or self.colour_weight > COLOUR_WEIGHT
+            picture_of_known_board = self.model is not None and self.familiar and not seen_hand.compared
             if hand_seen or hidden.any() or (prob[:, COVERED] > COVERED_THRESHOLD).any():
                 # A hand is over the board: "covered" needs less certainty where one is known to be, and the
                 # colour model's veto (vision.squarenet.with_colour_model) is lifted, since a fingertip's skin
@@ -332,21 +337,21 @@ class VisionPipeline:
                 if self.model is not None:
                     lifted = net_covered > COVERED_WITH_HAND
                     pieces[lifted], conf[lifted] = COVERED, net_covered[lifted]
-            elif self.model is not None and not guess:
+            elif picture_of_known_board:
                 # One picture of a board the network knows, no hand seen elsewhere: "covered" as the likelier
                 # reading is a fingertip too; reading the rest would name a piece on a few per cent.
                 pieces, conf = decide(prob, covered_threshold=COVERED_IN_PICTURE)
             else:
                 pieces, conf = decide(prob)
-            if self.model is not None and guess and (pieces == COVERED).any():
-                arm = arm_beside(seen_hand.odd_margin_cells(), fit.bright_parity)
-                self._unknown_pieces_uncovered(prob, pieces, conf, covered, fit.bright_parity, arm)
-            if self.model is not None and not guess:
-                # One picture of a familiar board: a square beside a hand (hidden_dark_cells) that reads surely
-                # as empty or a man is seen past the hand. Not a king: the crown reader can take a hand's height
-                # for a second disc. In video the motion test decides what is hidden (below).
+            if picture_of_known_board:
+                # A square beside a hand (hidden_dark_cells) that reads surely as empty or a man is seen past
+                # the hand. Not a king: the crown reader can take a hand's height for a second disc. In video
+                # the motion test decides what is hidden (below).
                 hand_seen = hand_seen or bool(hidden.any())
                 hidden &= ~((pieces <= 2) & (conf >= SURE_BESIDE_HAND))
+            elif self.model is not None and (pieces == COVERED).any():
+                arm = arm_beside(seen_hand.odd_margin_cells(), fit.bright_parity)
+                self._unknown_pieces_uncovered(prob, pieces, conf, covered, fit.bright_parity, arm)
             hidden |= pieces == COVERED  # the network sees a hand or arm over the square
             labels = COLOUR_OF[pieces]
         else:
@@ -489,8 +494,7 @@ class VisionPipeline:
         if min(gaps) < 3.0 * max(within, 1.0):
             return
         self.model = ColourModel.learn(vec, t)
-        familiar = float(np.mean(labels == t)) >= FAMILIAR_START
-        self.colour_weight = COLOUR_WEIGHT if familiar else COLOUR_WEIGHT_UNFAMILIAR
+        self.colour_weight = _colour_weight(labels, t)
         self._prob = None  # readings made without the colour model are not carried over
         if self.white_at is None and self._rotation is None:
             self._remember(fit, k)
@@ -541,7 +545,7 @@ class VisionPipeline:
             agreement, res, fit, self.model, self.colour_weight, self._rotation, self._a1_xy = best
             self._fit, self._prob, self._crown = fit, None, None
             self._hands.reset()
-        if agreement < MIN_START_AGREEMENT and self.colour_weight != COLOUR_WEIGHT:
+        if agreement < MIN_START_AGREEMENT and not self.familiar:
             # Last, on a board the network does not know, the colour model's larger say may read it back
             # (a network nearly blind to these pieces outvotes the colours at the usual weight).
             agreement, res = self._read_again(frame, board)
@@ -576,10 +580,8 @@ class VisionPipeline:
         # board (whose colour classes fit their own frame) from the right one.
         self.colour_weight, self._net_prob = COLOUR_WEIGHT, None
         res = self._read(frame, fit)
-        if self._net_prob is not None and float(np.mean(_colours(self._net_prob) == truth)) < FAMILIAR_START:
-            # The network alone misreads this start position: a board unlike its training renders (or the
-            # wrong window). If the window is kept, the colour model learned here gets the larger say in play.
-            self.colour_weight = COLOUR_WEIGHT_UNFAMILIAR
+        if self._net_prob is not None:  # if the window is kept, this weight holds in play
+            self.colour_weight = _colour_weight(_colours(self._net_prob), truth)
         return _read_back(res.board, board), res
 
     def _read_again(self, frame: np.ndarray, board: str) -> tuple[float, FrameResult]:
@@ -615,6 +617,14 @@ def _position_labels(bright_parity: int, k: int, board: str) -> np.ndarray:
         truth[index[(int(i), int(j))]] = ".wb".index(board[n])
     truth.flags.writeable = False
     return truth
+
+
+def _colour_weight(network_colours: np.ndarray, truth: np.ndarray) -> float:
+    """How far the colour model learned on a known position outvotes the network in play: the usual weight
+    where the network alone read that position (``FAMILIAR_START``), the larger one where it did not (a board
+    unlike its training renders, or the wrong window)."""
+    familiar = float(np.mean(network_colours == truth)) >= FAMILIAR_START
+    return COLOUR_WEIGHT if familiar else COLOUR_WEIGHT_UNFAMILIAR
 
 
 def _colours(prob: np.ndarray) -> np.ndarray:
