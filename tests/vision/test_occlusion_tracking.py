@@ -166,6 +166,25 @@ def test_a_lone_covered_square_stays_hidden_with_an_arm_beside_it():
 
 
 
+def _calibrated_picture_with_hand(family: int, seed: int, targets=SQUARE_NAMES, heights=(10, 80),
+                                  start_seed: int = 5000, **scene):
+    """(board, rendered picture, pipeline calibrated on the same scene's start position) of one picture
+    of a seeded family: 960×540, a hand reaching a square of ``targets`` at a height in ``heights`` mm."""
+    from vision.bench import random_board
+    from vision.geometry import START_BOARD
+    from vision.render import HandPose, random_scene_params, render_scene
+
+    rng = np.random.default_rng([family, seed])
+    params = random_scene_params(rng, size=(960, 540), **scene)
+    board = random_board(rng)
+    hand = HandPose(target_square=str(rng.choice(targets)), height_mm=float(rng.uniform(*heights)))
+    r = render_scene(board, params, hand=hand, seed=seed)
+    vp = VisionPipeline()
+    vp.learn_start_position(render_scene(START_BOARD, params, seed=start_seed + seed).image)
+    vp.reset_tracking()
+    return board, r, vp
+
+
 def test_squares_under_fingers_read_unknown_in_one_picture():
     """One picture, board learned, a hand over the board: the squares under its fingers are '?', never a
     wrong piece.
@@ -174,19 +193,8 @@ def test_squares_under_fingers_read_unknown_in_one_picture():
     lifted (a fingertip's skin can fit a light piece's colours). These three scenes of a seeded family of
     such pictures each read a wrong piece under a finger before.
     """
-    from vision.bench import random_board
-    from vision.geometry import START_BOARD
-    from vision.render import HandPose, random_scene_params, render_scene
-
     for seed in (15, 22, 54):
-        rng = np.random.default_rng([78, seed])
-        params = random_scene_params(rng, size=(960, 540))
-        board = random_board(rng)
-        hand = HandPose(target_square=str(rng.choice(SQUARE_NAMES)), height_mm=float(rng.uniform(10, 80)))
-        r = render_scene(board, params, hand=hand, seed=seed)
-        vp = VisionPipeline()
-        vp.learn_start_position(render_scene(START_BOARD, params, seed=seed + 5000).image)
-        vp.reset_tracking()
+        board, r, vp = _calibrated_picture_with_hand(78, seed)
         res = vp.process(r.image)
         wrong = [SQUARE_NAMES[k] for k, (got, want) in enumerate(zip(res.board, board, strict=True))
                  if got.lower() != want.lower() and not (got == "?" and r.occluded[k] == "1")]
@@ -200,22 +208,11 @@ def test_a_fingertip_on_an_edge_square_reads_unknown_in_one_picture_of_a_known_b
     elsewhere), so the square reads '?' more often than a wrong piece. (Before, a lone "covered" was
     always taken for a piece the network did not know, and needed 0.95: on these 16 pictures 6 squares
     under a fingertip read as a wrong piece and 3 as '?'; now 1 and 8.)"""
-    from vision.bench import random_board
-    from vision.geometry import START_BOARD
-    from vision.render import HandPose, random_scene_params, render_scene
-
     edge = [n for n in SQUARE_NAMES if n[0] in "ah" or n[1:] in ("1", "8")]
     invented = hidden = 0
     for seed in range(16):
-        rng = np.random.default_rng([77, seed])
-        params = random_scene_params(rng, size=(960, 540), fill=(0.6, 0.95))
-        board = random_board(rng)
-        hand = HandPose(target_square=str(rng.choice(edge)), height_mm=float(rng.uniform(10, 30)))
-        r = render_scene(board, params, hand=hand, seed=seed)
-        vp = VisionPipeline()
-        vp.learn_start_position(render_scene(START_BOARD, params, seed=10_000 + seed).image)
+        board, r, vp = _calibrated_picture_with_hand(77, seed, edge, (10, 30), 10_000, fill=(0.6, 0.95))
         assert vp.colour_weight == COLOUR_WEIGHT  # a board the network knows
-        vp.reset_tracking()
         got = vp.process(r.image).board
         for g, t, o in zip(got, board, r.occluded, strict=True):
             if o == "1":
@@ -230,20 +227,11 @@ def test_visible_squares_beside_a_hand_keep_a_sure_reading_in_one_picture(monkey
     as a wrong piece for it. The same pictures are read with the rule and without it
     (``SURE_BESIDE_HAND`` above 1)."""
     import vision.pipeline as pipeline
-    from vision.bench import random_board
-    from vision.geometry import START_BOARD
-    from vision.render import HandPose, random_scene_params, render_scene
 
     rule = pipeline.SURE_BESIDE_HAND
     counts = {}
     for seed in range(40):
-        rng = np.random.default_rng([79, seed])
-        params = random_scene_params(rng, size=(960, 540))
-        board = random_board(rng)
-        hand = HandPose(target_square=str(rng.choice(SQUARE_NAMES)), height_mm=float(rng.uniform(10, 80)))
-        r = render_scene(board, params, hand=hand, seed=seed)
-        vp = VisionPipeline()
-        vp.learn_start_position(render_scene(START_BOARD, params, seed=seed + 5000).image)
+        board, r, vp = _calibrated_picture_with_hand(79, seed)
         for sure in (1.01, rule):
             monkeypatch.setattr(pipeline, "SURE_BESIDE_HAND", sure)
             vp.reset_tracking()
