@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from vision.lattice import lattices
+from vision.orientation import LATTICE_CORNERS
 from vision.quads import find_quads
 
 WORK_SIZE = 800  # longest side of the image the coarse search runs on
@@ -115,7 +116,7 @@ def _board_from_lattice(gray: np.ndarray, small: np.ndarray, scale: float, fit,
     scale_m = np.diag([1 / scale, 1 / scale, 1.0])
     h = scale_m @ h_small @ shift
     parity = (fit.parity + i0 + j0) % 2
-    corners = _apply(h, np.array([[0, 0], [8, 0], [8, 8], [0, 8]], dtype=np.float64))
+    corners = _apply(h, LATTICE_CORNERS)
     hh, ww = gray.shape
     margin = 0.01 * max(hh, ww)
     if (corners < -margin).any() or (corners[:, 0] > ww + margin).any() or (corners[:, 1] > hh + margin).any():
@@ -172,7 +173,7 @@ def windows_beside(gray: np.ndarray, board: BoardFit) -> list[BoardFit]:
     out = []
     for du, dv in ((1, 0), (-1, 0), (0, 1), (0, -1)):
         moved = shifted(board, du, dv)
-        c = _apply(moved.h, np.array([[0, 0], [8, 0], [8, 8], [0, 8]], dtype=np.float64))
+        c = _apply(moved.h, LATTICE_CORNERS)
         if (c < 0).any() or (c[:, 0] > ww - 1).any() or (c[:, 1] > hh - 1).any():
             continue
         moved = refine(gray, moved)
