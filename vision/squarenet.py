@@ -14,7 +14,7 @@ tell it what "empty" looks like here; two more give the top view's shift per uni
 (``vision.viewpoint``: where the camera stands, from the homography). :func:`describe` turns each patch
 into turn-invariant ring profiles (a round piece is a radial profile) and two lightness profiles along
 and across the direction away from the camera (a crowned king, twice a man's height, stretches twice as
-far that way). The square's height strip (``vision.heights``: 10 × 39 lightness samples of the original
+far that way). The square's height strip (``vision.heights``: 10 × 77 lightness samples of the original
 frame, already turned to the direction away from the camera and reaching past where a king's top can
 land) shows the same stretch at the picture's own resolution, with the seam between a king's two discs.
 489 numbers in all.
@@ -127,12 +127,56 @@ def board_inputs(top_bgr: np.ndarray, feat: CellFeatures, bright_parity: int,
     out = np.empty((32, N_INPUT), dtype=np.float32)
     out[:, :SIDE * SIDE] = lum.reshape(32, -1)
     out[:, SIDE * SIDE:AB_END] = ab.reshape(32, -1)
+    mirror_edges(out, jj, ii)
     out[:, AB_END:-N_SCALARS] = 0.0 if strips is None else (strips - ref[:, :1]) * inv
     out[:, -N_SCALARS:-6] = vec / scale
     out[:, -6:-3] = bare / scale
     out[:, -3] = np.log(scale / 30.0)
     out[:, -2:] = 0.0 if shift is None else shift
     return out
+
+
+EDGE_HALF_PX = MARGIN // 2  # colour-patch pixels wholly off the board at an edge (the next one straddles it)
+
+
+def mirror_edges(x: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """Rows of :func:`board_inputs` (N, N_INPUT) with the margin beyond the board's edge mirrored, in place.
+
+    A patch reaches ``MARGIN`` px past its square, and at the board's edge that is off the board: the
+    frame, the table, or (as the top view is cut) the edge's own pixels repeated. None of it says
+    anything about the square, and it differs from one board to the next, so an edge square looked
+    unlike an inner one: most of the colour errors left on scenes without a hand were on the edge and
+    corner squares (docs/vision.md). Mirrored about the square's centre, the margin becomes the strip
+    of the neighbour on the far side, which is what an inner square's margin shows (an empty light
+    square across a side, a dark square's corner across a corner), whatever surrounds the board.
+    ``rows``/``cols`` (N,) are the squares' lattice row and column (0 and 7 are edges). The full-resolution
+    lightness patch is mirrored exactly; of the half-resolution colour patch the pixels wholly off the
+    board (``EDGE_HALF_PX``). Mirroring twice changes nothing, so rows already mirrored may pass again.
+    """
+    n = len(x)
+    lum = x[:, :SIDE * SIDE].reshape(n, SIDE, SIDE)
+    ab = x[:, SIDE * SIDE:AB_END].reshape(n, PATCH, PATCH, 2)
+    m, h = MARGIN, EDGE_HALF_PX
+    for patch, k in ((lum, m), (ab, h)):
+        side = patch.shape[1]
+        for sel, axis, first in ((cols == 0, 2, True), (cols == 7, 2, False), (rows == 0, 1, True),
+                                 (rows == 7, 1, False)):
+            if not sel.any():
+                continue
+            idx = np.flatnonzero(sel)
+            if axis == 2:
+                if first:
+                    patch[idx, :, :k] = patch[idx, :, side - k:][:, :, ::-1]
+                else:
+                    patch[idx, :, side - k:] = patch[idx, :, :k][:, :, ::-1]
+            elif first:
+                patch[idx, :k] = patch[idx, side - k:][:, ::-1]
+            else:
+                patch[idx, side - k:] = patch[idx, :k][:, ::-1]
+    if not np.shares_memory(lum, x):  # only for a non-contiguous x, whose reshape copied
+        x[:, :SIDE * SIDE] = lum.reshape(n, -1)
+        x[:, SIDE * SIDE:AB_END] = ab.reshape(n, -1)
+    return x
 
 
 N_RINGS = 11  # rings of RING_PX around the patch centre (the last takes everything farther out)

@@ -31,7 +31,7 @@ import numpy as np
 
 from vision.crowns import PARAMS, CrownReader, conv_forward, conv_outputs, crown_inputs
 from vision.squarenet import KING_THRESHOLD, describe
-from vision.train_squares import held_back
+from vision.train_squares import held_back, load_set
 
 
 def _he(rng: np.random.Generator, a: int, b: int) -> np.ndarray:
@@ -123,10 +123,10 @@ def load_pieces(paths: list[str], holdout: bool = False):
     for path in paths:
         with np.load(path) as d:
             y, scene, held = d["y"], d["scene"].astype(np.float64), d["held"]
-            keep = (y >= 1) & (y <= 4)
-            if holdout:
-                keep &= ~held
-            x = d["x"][keep]
+        keep = (y >= 1) & (y <= 4)
+        if holdout:
+            keep &= ~held
+        x = load_set(path, keep)["x"]
         rows.append(np.concatenate([describe(x[i:i + 20_000]) for i in range(0, len(x), 20_000)]))
         kings.append(np.isin(y[keep], (3, 4)).astype(np.float32))
         vals.append(held_back(scene)[keep])

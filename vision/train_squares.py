@@ -60,7 +60,7 @@ from vision.cells import features, warp_lattice
 from vision.classify import dark_cells
 from vision.geometry import FILES_RANKS, files_ranks_homography
 from vision.heights import height_strips, strip_maps
-from vision.squarenet import CLASSES, COVERED, STRIP_IN_DESC, board_inputs, describe
+from vision.squarenet import CLASSES, COVERED, STRIP_IN_DESC, board_inputs, describe, mirror_edges
 from vision.viewpoint import viewpoint
 
 TRAIN_SEED = 2609  # the generator family of the training scenes (never the benchmark's seed 1)
@@ -125,7 +125,7 @@ def board_samples(image: np.ndarray, corners: dict, rng: np.random.Generator | N
 def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_SEED,
                    sizes: tuple[tuple[int, int], ...] | None = None, hand_rate: float = 0.2,
                    covered: bool = False, holding_rate: float = 0.0) -> dict[str, np.ndarray]:
-    """Render the training set: inputs, labels (0..5), held-out flag and scene id per square.
+    """Render the training set: inputs, labels (0..5), held-out flag, scene id and square (observation order) per row.
 
     ``sizes``: frame sizes drawn uniformly per scene; None draws 1280×720 (60 %) or 640×360.
     ``hand_rate``: share of boards with a hand or arm over them. Squares the renderer marks occluded are
@@ -135,7 +135,7 @@ def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_S
     from vision.geometry import SQUARE_NAMES
     from vision.render import HandPose, render_scene
 
-    xs, ys, held, scene_id = [], [], [], []
+    xs, ys, held, scene_id, squares = [], [], [], [], []
     t0 = time.time()
     for s in range(n_scenes):
         rng = np.random.default_rng([seed, s])
@@ -160,10 +160,12 @@ def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_S
             ys.append(labels[keep])
             held.append(np.full(int(keep.sum()), is_held))
             scene_id.append(np.full(int(keep.sum()), s))
+            squares.append(np.flatnonzero(keep))
         if (s + 1) % 10 == 0:
             print(f"  {s + 1}/{n_scenes} scenes, {time.time() - t0:.0f} s", file=sys.stderr)
     return {"x": np.concatenate(xs).astype(np.float32), "y": np.concatenate(ys).astype(np.int64),
-            "held": np.concatenate(held), "scene": np.concatenate(scene_id)}
+            "held": np.concatenate(held), "scene": np.concatenate(scene_id),
+            "square": np.concatenate(squares).astype(np.int8)}
 
 
 def train(x: np.ndarray, y: np.ndarray, hidden: tuple[int, int] = (128, 64), epochs: int = 40, seed: int = 0,
@@ -274,8 +276,8 @@ def main(argv: list[str] | None = None) -> int:
     parts = []
     try:
         for path in args.data:
-            with np.load(path) as d:
-                parts.append((d["x"], d["y"], d["held"], held_back(d["scene"])))
+            d = load_set(path)
+            parts.append((d["x"], d["y"], d["held"], held_back(d["scene"])))
     except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
         print(f"train_squares: cannot read {path}: {exc}", file=sys.stderr)
         return 2
@@ -306,6 +308,33 @@ def main(argv: list[str] | None = None) -> int:
     np.savez_compressed(args.out, **weights)
     print(f"weights -> {args.out}")
     return 0
+
+
+def load_set(path: str, keep: np.ndarray | None = None) -> dict[str, np.ndarray]:
+    """A rendered set's arrays (``x`` only for the rows ``keep`` selects, if given), its inputs brought to
+    this version: the patches' margins beyond the board's edge mirrored (``vision.squarenet.mirror_edges``).
+
+    Each row's square comes from the set's ``square`` array (observation order, which at the bright parity
+    the renderer's lattice has is also lattice order); sets rendered before it was stored hold whole
+    boards of 32 rows each (every recipe of the module docstring keeps covered squares), so the row's
+    place in its board is its square. Mirroring is idempotent: rows rendered with it are unchanged.
+    """
+    with np.load(path) as d:
+        out = {k: d[k] for k in d.files if k != "x"}
+        n = len(out["y"])
+        if "square" in out:
+            square = out["square"].astype(np.int64)
+        elif n % 32 == 0:
+            square = np.arange(n) % 32
+        else:
+            raise ValueError(f"{path} has no square per row and is not whole boards of 32; render it again")
+        sel = np.arange(n) if keep is None else np.flatnonzero(keep)
+        x = d["x"][sel] if keep is not None else d["x"]
+    cells = dark_cells(1)
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    mirror_edges(x, cells[square[sel], 1], cells[square[sel], 0])
+    out["x"] = x
+    return out
 
 
 def held_back(scene: np.ndarray) -> np.ndarray:

@@ -8,12 +8,14 @@ import pytest
 from vision.crowns import default_crown_reader
 from vision.squarenet import (
     CLASSES,
+    MARGIN,
     N_INPUT,
     SquareNet,
     board_inputs,
     decide,
     default_net,
     describe,
+    mirror_edges,
     with_crowns,
 )
 from vision.train_squares import board_samples
@@ -80,6 +82,54 @@ def test_inputs_are_relative_to_the_board(get_scene):
     assert a.shape == (32, N_INPUT)
     raw = np.abs(a - b)[:, :-4].mean()
     assert raw < 0.15, raw  # patches are in units of the board's light-dark contrast (~1)
+
+
+def test_an_edge_squares_margin_is_its_far_neighbours_strip_mirrored(get_scene):
+    """Beyond the board's edge a patch shows what an inner square's margin shows: the neighbour across the
+    square, mirrored about the square's centre (the top view padded that way by hand, then cut)."""
+    from vision.cells import features, warp_lattice
+    from vision.classify import dark_cells
+    from vision.geometry import FILES_RANKS, files_ranks_homography
+    from vision.squarenet import CELL, MARGIN, SIDE, _lab
+
+    sc = get_scene(3)
+    top = warp_lattice(sc.image, files_ranks_homography(sc.corners, FILES_RANKS))
+    x = board_inputs(top, features(top, 1), 1)
+    lum = _lab(top)[..., 0]
+    n, m = 8 * CELL, MARGIN
+    padded = np.zeros((n + 2 * m, n + 2 * m), np.float32)
+    padded[m:-m, m:-m] = lum
+    padded[m:-m, :m] = lum[:, CELL + m - 1:CELL - 1:-1]  # mirrored about the first column's centre
+    padded[m:-m, -m:] = lum[:, n - CELL - 1:n - CELL - m - 1:-1]
+    padded[:m] = padded[CELL + 2 * m - 1:CELL + m - 1:-1]
+    padded[-m:] = padded[n - CELL + m - 1:n - CELL - 1:-1]
+    cells = dark_cells(1)
+    for k in (0, 3, 4, 7, 8, 23, 24, 28, 31):  # corners a1 and h8, the four edges, and inner b2 for contrast
+        i, j = cells[k]
+        want = padded[j * CELL:j * CELL + SIDE, i * CELL:i * CELL + SIDE].ravel()
+        got = x[k, :SIDE * SIDE]
+        slope, offset = np.polyfit(want, got, 1)  # the patch is in the board's own units (affine)
+        assert slope > 0 and np.abs(slope * want + offset - got).max() < 1e-4, k
+    again = x.copy()
+    mirror_edges(again, cells[:, 1], cells[:, 0])
+    assert np.array_equal(again, x)  # mirroring twice changes nothing (old training sets pass through it)
+
+
+def test_old_training_sets_of_whole_boards_load_with_mirrored_edges(tmp_path, get_scene):
+    from vision.train_squares import board_samples, load_set
+
+    sc = get_scene(3)
+    x = board_samples(sc.image, sc.corners, None)
+    old = x.copy()
+    old[0, :MARGIN] = 123.0  # a margin the old padding left off the board at a1
+    np.savez(tmp_path / "old.npz", x=np.concatenate([old, old]), y=np.zeros(64, np.int64),
+             held=np.zeros(64, bool), scene=np.zeros(64, np.int64))
+    got = load_set(str(tmp_path / "old.npz"))["x"]
+    assert np.array_equal(got[:32], x) and np.array_equal(got[32:], x)
+    np.savez(tmp_path / "partial.npz", x=old[:20], y=np.zeros(20, np.int64), held=np.zeros(20, bool),
+             scene=np.zeros(20, np.int64))
+    with pytest.raises(ValueError, match="render it again"):
+        load_set(str(tmp_path / "partial.npz"))
 
 
 def test_decide_reports_kings_only_when_sure():
@@ -181,6 +231,7 @@ def test_training_renders_and_trains_both_networks(tmp_path):
                  "--covered", "--out", str(data)]) == 0
     with np.load(data) as d:
         assert d["x"].shape == (64, N_INPUT) and set(np.unique(d["scene"])) == {0, 1}
+        assert d["square"].tolist() == list(range(32)) * 2
     nets = {}
     for name, extra in (("strips", ["--mirror"]), ("squares", ["--no-strips"])):
         out = tmp_path / f"{name}.npz"
