@@ -23,7 +23,8 @@ two (run with ``OPENBLAS_NUM_THREADS=1`` and one job per core: two jobs whose BL
 two cores ran five times slower). The square network was trained on the seven sets before 2616–2617 were
 rendered; trained on all nine it read the benchmark's squares no better (kept as it was). The sets store
 each square's inputs (``board_inputs``), height strips included, so a change to the strips'
-sampling (``vision.heights``) means rendering them again.
+sampling (``vision.heights``) means rendering them again; the mirrored margins of edge squares
+(``vision.squarenet.mirror_edges``) are applied as a set loads (:func:`load_set`), old sets included.
 
 The square network leaves the height strips out (``--no-strips``): trained with them, it read a dark man
 on a small, blurred video as an empty square for seconds. Man or king is the crown reader's call
