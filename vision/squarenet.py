@@ -154,28 +154,13 @@ def mirror_edges(x: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarra
     board (``EDGE_HALF_PX``). Mirroring twice changes nothing, so rows already mirrored may pass again.
     """
     n = len(x)
-    lum = x[:, :SIDE * SIDE].reshape(n, SIDE, SIDE)
+    lum = x[:, :SIDE * SIDE].reshape(n, SIDE, SIDE)  # views: splitting an axis never copies
     ab = x[:, SIDE * SIDE:AB_END].reshape(n, PATCH, PATCH, 2)
-    m, h = MARGIN, EDGE_HALF_PX
-    for patch, k in ((lum, m), (ab, h)):
-        side = patch.shape[1]
-        for sel, axis, first in ((cols == 0, 2, True), (cols == 7, 2, False), (rows == 0, 1, True),
-                                 (rows == 7, 1, False)):
-            if not sel.any():
-                continue
-            idx = np.flatnonzero(sel)
-            if axis == 2:
-                if first:
-                    patch[idx, :, :k] = patch[idx, :, side - k:][:, :, ::-1]
-                else:
-                    patch[idx, :, side - k:] = patch[idx, :, :k][:, :, ::-1]
-            elif first:
-                patch[idx, :k] = patch[idx, side - k:][:, ::-1]
-            else:
-                patch[idx, side - k:] = patch[idx, :k][:, ::-1]
-    if not np.shares_memory(lum, x):  # only for a non-contiguous x, whose reshape copied
-        x[:, :SIDE * SIDE] = lum.reshape(n, -1)
-        x[:, SIDE * SIDE:AB_END] = ab.reshape(n, -1)
+    for patch, k in ((lum, MARGIN), (ab, EDGE_HALF_PX)):
+        for view, line in ((patch, cols), (patch.swapaxes(1, 2), rows)):  # columns first, then rows
+            first, last = np.flatnonzero(line == 0), np.flatnonzero(line == 7)
+            view[first, :, :k] = view[first, :, -k:][:, :, ::-1]
+            view[last, :, -k:] = view[last, :, :k][:, :, ::-1]
     return x
 
 
