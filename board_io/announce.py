@@ -41,6 +41,8 @@ _WORDS = {
         "no_board": "The camera does not see the board.",
         "orientation": "The board is turned wrongly: a dark square must be at each player's left.",
         "board_ok": "Board found and placed correctly.", "hand": "Hand over the board.",
+        "setting_up": "The board does not show the game's position yet: set the pieces up.",
+        "set_up": "The pieces are set up.",
         "error": "Unreadable input",
     },
     "cs": {
@@ -58,6 +60,8 @@ _WORDS = {
         "no_board": "Kamera nevidí desku.",
         "orientation": "Deska je otočena špatně: vlevo u každého hráče musí být tmavé pole.",
         "board_ok": "Deska nalezena a správně umístěna.", "hand": "Ruka nad deskou.",
+        "setting_up": "Deska ještě neukazuje pozici partie: rozestavte kameny.",
+        "set_up": "Kameny jsou rozestavené.",
         "error": "Nečitelný vstup",
     },
 }
@@ -172,7 +176,7 @@ def announce(event: dict[str, Any], lang: str = "en") -> Announcement | None:
 
 class StatusWatcher:
     """Turns the stream of ``status`` events into announcements of changes only (board lost, turned
-    wrongly, found again), so a screen reader is not flooded every frame."""
+    wrongly, still being set up, found again), so a screen reader is not flooded every frame."""
 
     def __init__(self, lang: str = "en") -> None:
         self.lang = lang
@@ -184,6 +188,8 @@ class StatusWatcher:
             state = "no_board"
         elif event.get("orientation_ok") is False:
             state = "orientation"
+        elif event.get("state") == "setting_up":
+            state = "setting_up"
         else:
             state = "ok"
         previous, self._last = self._last, state
@@ -192,9 +198,9 @@ class StatusWatcher:
         if state == "ok":
             if previous is None:
                 return None
-            text, politeness = w["board_ok"], "polite"
+            text, politeness = w["set_up" if previous == "setting_up" else "board_ok"], "polite"
         else:
-            text, politeness = w[state], "assertive"
+            text, politeness = w[state], "polite" if state == "setting_up" else "assertive"
         return Announcement(text, politeness, spoken_form(text, self.lang), "status")
 
 

@@ -14,7 +14,7 @@ name=SRC`` repeated; each session is fed by a thread of its own) and is the inte
 - ``snapshot(board) -> dict``: JSON-able: ``board``, ``fen``, ``board_string``, ``turn``, ``moves``
   (``[{ply, side, move, t}]``), ``alerts`` (violation events not yet corrected or accepted),
   ``status`` (``{board_found, orientation_ok, hand, state}``, state one of ``no_board``,
-  ``orientation_wrong``, ``hand``, ``waiting``, ``capture_pending``, ``game_over``), ``pending`` (the
+  ``orientation_wrong``, ``hand``, ``setting_up``, ``waiting``, ``capture_pending``, ``game_over``), ``pending`` (the
   pending-capture event or None), ``result``, ``result_reason``, ``flipped``, ``last_move``
   (``{ply, side, move, t, path, captured}`` or None), ``fps``, ``source`` (name and last source message),
   ``t`` (latest frame time), ``observation`` (last stable board seen), ``frames``.
@@ -39,6 +39,7 @@ import numpy as np
 
 from dama.bus import EventBus, Subscription
 from dama.record import GameRecord
+from dama.setup import setup_message, still_setting_up
 from rules import Color, Position
 
 log = logging.getLogger("dama.companion")
@@ -96,7 +97,8 @@ class BoardSession:
         self.flipped = False
         self.status: dict[str, Any] = {"board_found": False, "orientation_ok": None, "hand": False,
                                        "state": "no_board"}
-        self.observation: str | None = None  # the last stable board given to the referee
+        self.observation: str | None = None  # the last stable board seen (given to the referee unless being set up)
+        self.setting_up = False  # before the first move, the board seen is still being set up (dama.setup)
         self.t = 0.0
         self.frames = 0
         self.fps = 0.0
@@ -159,7 +161,27 @@ class BoardSession:
             return
         stable = self.stabilizer.update(t, board or UNSEEN, hand or not found)
         if stable is not None and stable != self.observation and found:
-            self.observe(stable, t)
+            off = self._setup_squares(stable)
+            if off:
+                self._still_setting_up(stable, off, t)
+            else:
+                self.observe(stable, t)
+
+    def _setup_squares(self, observation: str) -> list[str]:
+        """Before the first move (and with no alert open), the squares that show ``observation`` is a board
+        still being set up (:func:`dama.setup.still_setting_up`); empty when the referee judges it."""
+        with self.lock:
+            if self.record.moves or self.record.alerts or self.record.result:
+                return []
+            return still_setting_up(observation, self.referee.position, self.setting_up)
+
+    def _still_setting_up(self, observation: str, off: list[str], t: float) -> None:
+        """Keep a board being set up from the referee (no false alarm) and say what differs."""
+        with self.lock:
+            self.observation = observation  # what "set up from camera" would start from
+            self.setting_up = True
+        self.emit({"event": "notice", "kind": "setting_up", "squares": off, "message": setup_message(off)}, t)
+        self._refresh_state()
 
     def _learn(self, image: np.ndarray, t: float) -> None:
         """One attempt to learn the piece colours from a view of the position the game is in (čl. 2.8 for
@@ -190,6 +212,7 @@ class BoardSession:
         """Give the referee a stable board; journal it first so ``--resume`` can replay it."""
         with self.lock:
             self.observation = observation
+            self.setting_up = False
             self.emit({"event": "observation", "observation": observation}, t)
             events = self.referee.observe(observation, t)
             out = self._emit_all(events, t)
@@ -212,6 +235,8 @@ class BoardSession:
             return "game_over"
         if hand:
             return "hand"
+        if self.setting_up:
+            return "setting_up"
         if self.record.pending:
             return "capture_pending"
         return "waiting"
@@ -245,6 +270,7 @@ class BoardSession:
             if action in ("new_game", "setup_from_camera", "takeback") and hasattr(self.stabilizer, "reset"):
                 self.stabilizer.reset()  # the next still board is shown to the referee afresh
                 self.observation = None
+                self.setting_up = False
             out = self._emit_all(events)
             self._refresh_state()
             return {"ok": True, "events": out, "fen": self.referee.position.fen()}

@@ -18,6 +18,7 @@ STATE_TEXT = {
     "no_board": "The camera does not see the board.",
     "orientation_wrong": "The board is turned wrongly: a dark square must be at each player's left (čl. 2.4).",
     "hand": "A hand is over the board.",
+    "setting_up": "The board does not show the game's position yet: set the pieces up.",
     "waiting": "Waiting for a move.",
     "capture_pending": "A capture is under way.",
     "game_over": "The game is over.",

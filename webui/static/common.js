@@ -117,6 +117,7 @@ const Dama = (() => {
     no_board: ['⊘', 'Board not found'],
     orientation_wrong: ['⟲', 'Board turned wrongly: a dark square must be at each player’s left (čl. 2.4)'],
     hand: ['☝', 'Hand over the board'],
+    setting_up: ['⚙', 'Setting up: the board does not show the game’s position yet'],
     waiting: ['◷', 'Waiting for a move'],
     capture_pending: ['✂', 'Capture under way: remove the captured pieces'],
     game_over: ['⚑', 'Game over'],
