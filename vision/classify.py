@@ -120,6 +120,33 @@ def bare_dark_colour(feat: CellFeatures, bright_parity: int, light_ok: np.ndarra
     return pts[close[best]].mean(axis=0)
 
 
+def class_scatter(x: np.ndarray, labels: np.ndarray) -> float:
+    """Sum of squared distances of the rows of ``x`` to the mean of their class (labels 0, 1, 2).
+
+    How well a labelling of the squares explains their features: the right one gathers each class
+    tightly, one that takes dark men for empty squares leaves a wide "empty" class.
+    """
+    return float(sum(((x[labels == c] - x[labels == c].mean(axis=0)) ** 2).sum() for c in range(3)
+                     if (labels == c).any()))
+
+
+def explains_worse(vec: np.ndarray, labels: np.ndarray, other: np.ndarray, colour_ratio: float = 1.5,
+                   feature_ratio: float = 1.1) -> bool:
+    """Does ``labels`` (32,) explain the cells ``vec`` far worse than ``other`` does?
+
+    Both within-class scatters must be larger: of the three colour features by ``colour_ratio``, and of
+    all features (each scaled to unit spread over these cells, so the rim and texture features count as
+    much as colour) by ``feature_ratio``. Colour alone favours a labelling that lumps dark men with dark
+    squares of nearly their colour; all features alone are noisier (docs/vision.md, "One picture of an
+    unfamiliar board").
+    """
+    if len(vec) < 4 or (labels == other).all():
+        return False
+    scaled = vec / (vec.std(axis=0) + 1e-6)
+    colour = class_scatter(vec[:, :3], labels) > colour_ratio * class_scatter(vec[:, :3], other)
+    return colour and class_scatter(scaled, labels) > feature_ratio * class_scatter(scaled, other)
+
+
 def default_classify(vec: np.ndarray, empty: np.ndarray, board_contrast: float) -> tuple[np.ndarray, np.ndarray]:
     """Labels (32,) in 0/1/2 (empty, light, dark) and confidences, with no learned model.
 
