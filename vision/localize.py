@@ -64,8 +64,9 @@ def localize(gray: np.ndarray) -> BoardFit:
         raise NotFound("blank frame (no contrast)")
     scale = min(1.0, WORK_SIZE / max(gray.shape))
     steep: list[BoardFit] = []  # windows only a steep camera's view of the start position explains
+    quads: dict = {}  # the quads of each pass, for the last attempt to reuse
     try:
-        return _localize_at(gray, scale, steep=steep)
+        return _localize_at(gray, scale, steep=steep, quads=quads)
     except NotFound as exc:
         failed = exc
     if scale < 1.0:
@@ -73,12 +74,26 @@ def localize(gray: np.ndarray) -> BoardFit:
         # with a threshold window as small as two or three of its squares too (blurred small squares merge
         # in a wider one).
         try:
-            return _localize_at(gray, 1.0, FINE_WINDOWS, steep=steep)
+            return _localize_at(gray, 1.0, FINE_WINDOWS, steep=steep, quads=quads)
         except NotFound as exc:
             failed = exc
     if steep:
         return steep[0]
+    fine = quads.get((1.0, FINE_WINDOWS))
+    if failed_for_want_of_lattice(failed) and (fine is None or fine[2] >= LOOSE_FROM):
+        # Last, the loose lattice growth (vision.lattice.grow) on the full-resolution quads: a small board
+        # at a grazing angle, whose squares the pieces in front partly hide. Tried first it also grows
+        # wrong lattices on boards the strict growth finds, so only frames nothing else explains get it.
+        try:
+            return _localize_at(gray, 1.0, FINE_WINDOWS, loose=True, quads=quads)
+        except NotFound:
+            pass
     raise failed
+
+
+def failed_for_want_of_lattice(exc: NotFound) -> bool:
+    """Did localization fail because too little of a lattice was found (not for a board half out of view)?"""
+    return str(exc) in (NO_CHECKERBOARD, TOO_LITTLE)
 
 
 FINE_WINDOWS = (0.03, 0.05, 0.12)  # adaptive-threshold windows of the full-resolution retry
@@ -88,15 +103,29 @@ FINE_WINDOWS = (0.03, 0.05, 0.12)  # adaptive-threshold windows of the full-reso
 MIN_INLIERS = 12
 
 
+NO_CHECKERBOARD = "no checkerboard found"
+# The loose growth is tried only where the strict one found a strip of at least this many cells at full
+# resolution (5 on the grazing board it finds; 1 on a table's wood grain, where it would cost 160 ms).
+LOOSE_FROM = 4
+TOO_LITTLE = "too little of a checkerboard in view"
+
+
 def _localize_at(gray: np.ndarray, scale: float, windows: tuple[float, ...] = (0.05, 0.12),
-                 steep: list[BoardFit] | None = None) -> BoardFit:
+                 steep: list[BoardFit] | None = None, loose: bool = False, quads: dict | None = None) -> BoardFit:
     """Localization with the coarse search at ``scale`` of the frame; windows that pass only the steep
-    in-view rule are appended to ``steep`` instead of returned."""
+    in-view rule are appended to ``steep`` instead of returned. ``loose``: the lattice grows loosely
+    (:func:`vision.lattice.grow`). ``quads``: (quads, polarities, the most cells of a strict
+    lattice) found earlier in this frame, by scale and windows (found ones are added)."""
     small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else gray
-    quads, pols = find_quads(small, windows=windows)
-    fits = [f for f in lattices(quads, pols) if len(f.cells) >= MIN_CELLS][:3]
+    key = (scale, windows)
+    known = quads is not None and key in quads
+    found = quads[key][:2] if known else find_quads(small, windows=windows)
+    hypotheses = lattices(*found, loose=loose)
+    if quads is not None and not known:
+        quads[key] = (*found, max((len(f.cells) for f in hypotheses), default=0))
+    fits = [f for f in hypotheses if len(f.cells) >= MIN_CELLS][:3]
     if not fits:
-        raise NotFound("no checkerboard found")
+        raise NotFound(NO_CHECKERBOARD)
     first: NotFound | None = None
     for fit in fits:
         try:
@@ -222,7 +251,7 @@ def _window(small: np.ndarray, h: np.ndarray, fit) -> tuple[int, int]:
     hi = cells.max(axis=0)
     span = hi - lo + 1
     if (span < 4).any():
-        raise NotFound("too little of a checkerboard in view")
+        raise NotFound(TOO_LITTLE)
     pad = np.maximum(8 - span, 0) + 2
     u0, v0 = lo - pad
     nu, nv = span + 2 * pad

@@ -153,3 +153,27 @@ def test_a_lattice_confirmed_by_too_few_corners_gives_way_to_the_next():
     fit = localize(to_gray(r.image))
     assert fit.inliers >= MIN_INLIERS
     assert _corner_errors(_image_corners(fit), r.corners).max() < 2.0
+
+
+def test_a_small_board_at_a_grazing_angle_is_found_by_the_loose_growth(monkeypatch):
+    """Scene 716 of `dama bench vision` (a start position at 45° of tilt at the frame's edge, squares about
+    11 × 30 px whose far corners the men in front hide): the strict lattice growth stops at a strip of
+    five cells. The loose growth, tried only when nothing else is found (vision.lattice.grow), fits an
+    affine lattice along the strip and takes the partly hidden squares beside it, and the window is the
+    board. Without it the board is not found."""
+    from itertools import islice
+
+    import vision.localize as loc
+    from vision.bench import scene_draws
+    from vision.render import render_scene
+
+    i, params, board, hand, mirrored = next(islice(scene_draws(717, (1280, 720), 1), 716, None))
+    r = render_scene(board, params, hand=hand, seed=i)
+    gray = to_gray(r.image)
+    side = np.linalg.norm(np.subtract(r.corners["a1"], r.corners["h1"])) / 8
+    assert side < 35 and params.tilt_deg > 44
+    assert _corner_errors(_image_corners(localize(gray)), r.corners).max() < 2.0
+    strict = loc._localize_at
+    monkeypatch.setattr(loc, "_localize_at", lambda *a, **k: strict(*a, **{**k, "loose": False}))
+    with pytest.raises(NotFound):
+        localize(gray)
