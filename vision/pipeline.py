@@ -130,6 +130,7 @@ class VisionPipeline:
         self._hands = HandWatch()  # frame differencing against the last settled board (moving video)
         self._prob: np.ndarray | None = None  # per-square probabilities averaged over still frames
         self._crown: tuple | None = None  # (fit, crown network probabilities) while nothing moves
+        self._own_colours: tuple | None = None  # (fit, colour model or None) of _colours_of_this_picture
         self._view_for: tuple | None = None  # (fit, frame size, shift, strip maps) of _viewpoint
         self._fixed_h: np.ndarray | None = None  # lattice -> image from corners the user set (profile)
         self._fixed: BoardFit | None = None  # that fit, measured on the first frame (parity, contrast)
@@ -202,6 +203,7 @@ class VisionPipeline:
         self._hands.reset()
         self._prob = None
         self._crown = None
+        self._own_colours = None
 
     def _locate(self, frame: np.ndarray) -> tuple[BoardFit, bool]:
         if self._fixed_h is not None:
@@ -320,7 +322,8 @@ class VisionPipeline:
             if not covered.any() and 10 <= int((labels == 1).sum()) <= 14:
                 self._auto_learn(fit, vec, labels)
             if self.model is None and self.squares == "net":
-                prob = self._colours_of_this_picture(prob, vec, bare, fit.contrast, labels, read != COVERED)
+                still = seen_hand.still is not None and bool(seen_hand.still.all())
+                prob = self._colours_of_this_picture(prob, vec, bare, fit, labels, read != COVERED, still)
         if self.model is not None:
             if self.squares == "net":
                 net_covered = prob[:, COVERED].copy()
@@ -415,9 +418,8 @@ class VisionPipeline:
             uncovered[:, COVERED] = 0.0
             pieces[lone], conf[lone] = (v[lone] for v in decide(uncovered))
 
-    @staticmethod
-    def _colours_of_this_picture(prob: np.ndarray, vec: np.ndarray, bare: np.ndarray, contrast: float,
-                                 net_labels: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    def _colours_of_this_picture(self, prob: np.ndarray, vec: np.ndarray, bare: np.ndarray, fit: BoardFit,
+                                 net_labels: np.ndarray, seen: np.ndarray, still: bool) -> np.ndarray:
         """Uncalibrated: ``prob`` sharpened by colours learned from this picture alone, on a board the network
         does not know.
 
@@ -428,15 +430,22 @@ class VisionPipeline:
         (:func:`vision.classify.explains_worse`), the board is unlike the training renders: a colour model
         learned from the default model's reading of this picture then gets the say a calibrated board's
         model has. On 150 rendered scenes of held-out woods, pieces and light that took the uncalibrated
-        network from 80.3 % of squares to 98.4 %; on 1000 regular scenes it changed four readings, two
-        for the better (docs/vision.md, "One picture of an unfamiliar board").
+        network from 80.3 % of squares to 98.4 %; on 1000 regular scenes it ran on four boards and changed
+        two readings, both to the truth (docs/vision.md, "One picture of an unfamiliar board"). In video,
+        while no square changes (``still``) on the same board fit, the last frame's verdict and model stand.
         """
-        guess, _ = default_classify(vec, bare, contrast)
-        if not explains_worse(vec[seen], net_labels[seen], guess[seen]):
-            return prob
-        try:
-            model = ColourModel.learn(vec, guess)
-        except ValueError:  # a class the default model did not see at all: nothing to learn it from
+        if still and self._own_colours is not None and self._own_colours[0] is fit:
+            model = self._own_colours[1]
+        else:
+            model = None
+            guess, _ = default_classify(vec, bare, fit.contrast)
+            if explains_worse(vec[seen], net_labels[seen], guess[seen]):
+                try:
+                    model = ColourModel.learn(vec, guess)
+                except ValueError:  # a class the default model did not see at all: nothing to learn it from
+                    model = None
+            self._own_colours = (fit, model)
+        if model is None:
             return prob
         # The network's sure kings stay kings: the colour model knows no kings, and a slanted king's second
         # disc shows its side where a man shows its top (one light king read dark on 1000 regular scenes).

@@ -317,3 +317,27 @@ def test_lumping_two_colour_groups_explains_worse():
     lumped = np.where(truth == 2, 0, truth)
     assert explains_worse(vec, lumped, truth)
     assert not explains_worse(vec, truth, lumped)
+
+
+def test_in_video_a_still_board_keeps_the_verdict_on_its_own_colours(get_scene, monkeypatch):
+    """The comparison runs again only when a square changes: on a still board (tracking, nothing moved) the
+    last frame's verdict and colour model stand, and the reading is the same."""
+    import vision.pipeline as pipeline
+
+    calls = []
+    real = pipeline.explains_worse
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "explains_worse", counted)
+    sc = get_scene(5)
+    vp = VisionPipeline(profile={"corners": {"a1": list(sc.corners["a1"])}})
+    first = vp.process(sc.image, 0.0).board
+    assert vp.process(sc.image, 0.04).board == first
+    assert vp.process(sc.image, 0.08).board == first
+    assert len(calls) == 1
+    vp.reset_tracking()
+    vp.process(sc.image, 1.0)
+    assert len(calls) == 2
