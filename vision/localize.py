@@ -104,10 +104,10 @@ MIN_INLIERS = 12
 
 
 NO_CHECKERBOARD = "no checkerboard found"
+TOO_LITTLE = "too little of a checkerboard in view"
 # The loose growth is tried only where the strict one found a strip of at least this many cells at full
 # resolution (5 on the grazing board it finds; 1 on a table's wood grain, where it would cost 160 ms).
 LOOSE_FROM = 4
-TOO_LITTLE = "too little of a checkerboard in view"
 
 
 def _localize_at(gray: np.ndarray, scale: float, windows: tuple[float, ...] = (0.05, 0.12),
