@@ -43,6 +43,7 @@ _WORDS = {
         "board_ok": "Board found and placed correctly.", "hand": "Hand over the board.",
         "setting_up": "The board does not show the game's position yet: set the pieces up.",
         "set_up": "The pieces are set up.",
+        "not_yet": "Not yet as in the game:", "and_more": "and {} more",
         "error": "Unreadable input",
     },
     "cs": {
@@ -62,6 +63,7 @@ _WORDS = {
         "board_ok": "Deska nalezena a správně umístěna.", "hand": "Ruka nad deskou.",
         "setting_up": "Deska ještě neukazuje pozici partie: rozestavte kameny.",
         "set_up": "Kameny jsou rozestavené.",
+        "not_yet": "Ještě neodpovídá partii:", "and_more": "a {} dalších",
         "error": "Nečitelný vstup",
     },
 }
@@ -146,6 +148,10 @@ def _text(event: dict[str, Any], lang: str) -> tuple[str, str] | None:
         if not remaining:
             return w["pending"], "polite"
         return f"{w['remove_pl'] if len(remaining) > 1 else w['remove']} {_join(remaining, lang)}.", "polite"
+    if kind == "notice" and event.get("kind") == "setting_up":
+        off = [str(sq) for sq in event.get("squares") or []]
+        listed = ", ".join(off[:6]) + f" {w['and_more'].format(len(off) - 6)}" if len(off) > 6 else _join(off, lang)
+        return f"{w['not_yet']} {listed}.", "polite"
     if kind == "reminder" and event.get("kind") == "crown":
         squares = _join([str(s) for s in event.get("squares") or []], lang)
         return f"{w['crown']} {squares} ({ARTICLES['crown']}).", "polite"

@@ -92,3 +92,15 @@ def test_setting_up_is_said_once_and_its_end_too():
     cs = StatusWatcher("cs")
     cs.update({"event": "status", "board_found": True, "orientation_ok": True, "state": "waiting"})
     assert "rozestavte" in cs.update({"event": "status", "board_found": True, "state": "setting_up"}).text
+
+
+def test_each_board_during_set_up_says_which_squares_still_differ():
+    """A player who cannot see the board hears which squares are not yet as in the game, six at most."""
+    from board_io.announce import announce
+
+    few = announce({"event": "notice", "kind": "setting_up", "squares": ["a1", "c3"], "message": "..."}, "en")
+    assert few.text == "Not yet as in the game: a1 and c3." and few.politeness == "polite"
+    assert few.spoken == "Not yet as in the game: A 1 and C 3."
+    many = announce({"event": "notice", "kind": "setting_up", "squares": SQUARE_NAMES[:24], "message": "..."}, "cs")
+    assert many.text == "Ještě neodpovídá partii: a1, c1, e1, g1, b2, d2 a 18 dalších."
+    assert announce({"event": "notice", "message": "piece colours learned"}, "en") is None
