@@ -17,11 +17,13 @@ name=SRC`` repeated; each session is fed by a thread of its own) and is the inte
   ``orientation_wrong``, ``hand``, ``setting_up``, ``waiting``, ``capture_pending``, ``game_over``), ``pending`` (the
   pending-capture event or None), ``result``, ``result_reason``, ``flipped``, ``last_move``
   (``{ply, side, move, t, path, captured}`` or None), ``fps``, ``source`` (name and last source message),
-  ``t`` (latest frame time), ``observation`` (last stable board seen), ``frames``.
+  ``t`` (latest frame time), ``observation`` (last stable board seen), ``masked`` (square names),
+  ``frames``.
 - ``frame_jpeg(board, overlay=True) -> bytes | None``: the latest frame, encoded only when asked.
 - ``subscribe() -> Subscription`` (``get(timeout)``, ``close()``) for Server-Sent Events.
 - ``control(board, action, **params) -> dict``: ``new_game`` (``fen=`` optional), ``flip``,
-  ``setup_from_camera`` (``turn="white"|"black"``), ``accept`` (čl. 5.7), ``takeback``. Raises
+  ``setup_from_camera`` (``turn="white"|"black"``), ``accept`` (čl. 5.7), ``takeback``, ``mask_squares``
+  (``squares=["e5"]``: read them from the game, not the camera; ``[]`` undoes it). Raises
   ``ValueError`` with a message for an unknown board or action or a refused action.
 - ``pdn(board) -> str``.
 """
@@ -38,6 +40,7 @@ import cv2
 import numpy as np
 
 from dama.bus import EventBus, Subscription
+from dama.masking import parse_squares, read_through_masks, square_names
 from dama.record import GameRecord
 from dama.setup import setup_message, still_setting_up
 from rules import Color, Position
@@ -45,7 +48,7 @@ from rules import Color, Position
 log = logging.getLogger("dama.companion")
 
 Event = dict[str, Any]
-ACTIONS = ("new_game", "flip", "setup_from_camera", "accept", "takeback")
+ACTIONS = ("new_game", "flip", "setup_from_camera", "accept", "takeback", "mask_squares")
 UNSEEN = "?" * 32
 
 
@@ -80,7 +83,7 @@ class BoardSession:
                  referee_factory: Callable[[Position], RefereeLike] = default_referee,
                  fen: str | None = None, source: str = "", t_offset: float = 0.0,
                  learn_colours: bool = False, learn_attempts: int = 50,
-                 vision_loader: Callable[[str], VisionLike] | None = None) -> None:
+                 vision_loader: Callable[[str], VisionLike] | None = None, masked: list[int] | None = None) -> None:
         self.board = board
         self.vision_loader = vision_loader  # builds a pipeline from a profile file (reload_profile)
         self.bus = bus
@@ -99,6 +102,7 @@ class BoardSession:
                                        "state": "no_board"}
         self.observation: str | None = None  # the last stable board seen (given to the referee unless being set up)
         self.setting_up = False  # before the first move, the board seen is still being set up (dama.setup)
+        self.masked: list[int] = list(masked or [])  # squares the camera misreads, read from the game (dama.masking)
         self.t = 0.0
         self.frames = 0
         self.fps = 0.0
@@ -160,6 +164,9 @@ class BoardSession:
         if self.learning:  # readings before the colours are learned would only make false alerts
             return
         stable = self.stabilizer.update(t, board or UNSEEN, hand or not found)
+        if stable is not None and found and self.masked:
+            with self.lock:
+                stable = read_through_masks(stable, self.referee.position, self.masked)
         if stable is not None and stable != self.observation and found:
             off = self._setup_squares(stable)
             if off:
@@ -256,6 +263,8 @@ class BoardSession:
             return self.reload_profile(str(params.get("path") or ""))
         if action not in ACTIONS:
             raise ValueError(f"unknown action {action!r}; one of {', '.join(ACTIONS)}")
+        if action == "mask_squares":
+            return self.mask_squares(params.get("squares"))
         with self.lock:
             if action == "flip":
                 self.flipped = not self.flipped
@@ -274,6 +283,24 @@ class BoardSession:
             out = self._emit_all(events)
             self._refresh_state()
             return {"ok": True, "events": out, "fen": self.referee.position.fen()}
+
+    def mask_squares(self, squares: object) -> dict[str, Any]:
+        """Read these squares from the game instead of the camera (dama.masking); none: the camera again.
+
+        The stabilizer starts afresh so the board is judged again with the new mask.
+        """
+        masked = parse_squares(squares)  # ValueError naming a bad square, before anything changes
+        names = square_names(masked)
+        with self.lock:
+            self.masked = masked
+            if hasattr(self.stabilizer, "reset"):
+                self.stabilizer.reset()
+            self.observation = None
+        self.emit({"event": "control", "action": "mask_squares", "squares": names})
+        message = (f"the camera's reading of {', '.join(names)} is replaced by the game's" if names
+                   else "every square is read by the camera again")
+        self.emit({"event": "notice", "kind": "masked", "squares": names, "message": message})
+        return {"ok": True, "masked": names, "message": message}
 
     def reload_profile(self, path: str) -> dict[str, Any]:
         """Use a calibration profile saved from the dashboard's calibration page from the next frame on.
@@ -353,6 +380,8 @@ class BoardSession:
                 elif kind == "control":
                     if e.get("action") == "flip":
                         self.flipped = bool(e.get("flipped"))
+                    elif e.get("action") == "mask_squares":
+                        self.masked = parse_squares(e.get("squares"))
                     else:
                         self._apply_control(e["action"], e.get("fen"))
                 if kind not in ("observation", "control"):
@@ -378,6 +407,7 @@ class BoardSession:
                 "t": round(self.t, 3),
                 "frames": self.frames,
                 "observation": self.observation,
+                "masked": square_names(self.masked),
                 "source": {"name": self.source, "message": self.source_message},
             }
 

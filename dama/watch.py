@@ -34,6 +34,7 @@ from board_io.sources import Frame, FrameSource, SourceError, open_source
 from dama.broadcast.feed import BroadcastFeed
 from dama.bus import EventBus
 from dama.companion import BoardSession, Companion, RefereeLike, StabilizerLike, VisionLike, default_referee
+from dama.masking import parse_squares
 from dama.sinks.journal import EventsSink, JournalSink, read_journal
 from dama.sinks.pdn import PdnSink
 from dama.sinks.printer import PrinterSink
@@ -109,6 +110,7 @@ class WatchConfig:
     feed_folder: str | None = None  # --feed-folder: the relay folder of the broadcast feed
     publish: str | None = None  # --publish mqtt://[user:pass@]host[:port]/topic
     max_viewers: int = 48  # dashboard pages following the event stream at once (each holds a thread)
+    masked: dict[str, list[str]] = field(default_factory=dict)  # board -> squares read from the game
     # Injection points (tests, benchmark); None means the real components.
     vision_factory: Callable[[str | None], VisionLike] | None = None
     stabilizer_factory: Callable[[], StabilizerLike] | None = None
@@ -424,7 +426,8 @@ def build_all(config: WatchConfig, notices: list[str]) -> Built:
         session = BoardSession(board, bus, vision=vision, stabilizer=stabilizer,
                                referee_factory=referee_factory, fen=fen, source=spec,
                                learn_colours=not config.profile,
-                               vision_loader=config.vision_factory or real_vision)
+                               vision_loader=config.vision_factory or real_vision,
+                               masked=parse_squares(config.masked.get(board, [])))
         if prior:
             session.replay(prior)
         companion.add(session)

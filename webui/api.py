@@ -14,7 +14,7 @@ from webui.security import require_token
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
-ACTIONS = ("new_game", "flip", "setup_from_camera", "accept", "takeback")
+ACTIONS = ("new_game", "flip", "setup_from_camera", "accept", "takeback", "mask_squares")
 NO_STORE = {"Cache-Control": "no-store"}
 
 

@@ -48,7 +48,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-viewers", type=int, default=48, metavar="N",
                         help="dashboard pages that may follow the live event stream at once (default 48; "
                         "each holds a server thread; more pages refresh by polling)")
+    parser.add_argument("--mask-square", action="append", default=[], metavar="[BOARD:]SQUARE",
+                        help="a square the camera misreads (a shadow, a printed marker): read it from the game "
+                        "instead, e.g. e5 or board1:e5 (repeatable; the dashboard can change it)")
     parser.add_argument("--verbose", "-v", action="store_true", help="log details (source, sinks)")
+
+
+def parse_masked(values: list[str], boards: list[str]) -> dict[str, list[str]]:
+    """``--mask-square`` values by board (``e5``: every board; ``board1:e5``: that one); ValueError naming a
+    bad square or an unknown board."""
+    from dama.masking import parse_squares, square_names
+
+    out: dict[str, list[str]] = {}
+    for value in values:
+        board, sep, square = value.rpartition(":")
+        targets = [board] if sep else boards
+        if sep and board not in boards:
+            raise ValueError(f"--mask-square {value!r}: no board {board!r} (boards: {', '.join(boards)})")
+        for b in targets:
+            out[b] = square_names(set(parse_squares(out.get(b, []) + [square])))
+    return out
 
 
 def _stop_on_sigterm() -> None:
@@ -67,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         sources = parse_sources(args.source)
         board_tags = parse_board_tags(args.tag)
+        masked = parse_masked(args.mask_square, [board for board, _ in sources])
     except (WatchError, ValueError) as exc:
         print(f"dama watch: {exc}", file=sys.stderr)
         return 2
@@ -77,5 +97,5 @@ def run(args: argparse.Namespace) -> int:
                          journal_dir=args.journal_dir, resume=args.resume, web=args.web,
                          headless=args.headless, fast=args.fast, leds=args.leds, speak=args.speak,
                          say=args.say, tags=tags, board_tags=board_tags, feed_folder=args.feed_folder,
-                         publish=args.publish, max_viewers=max(1, args.max_viewers))
+                         publish=args.publish, max_viewers=max(1, args.max_viewers), masked=masked)
     return watch(config)

@@ -51,6 +51,7 @@ class _Game:
         self.result_reason: str | None = None
         self.pending: dict[str, Any] | None = None
         self.frame = True
+        self.masked: list[str] = []
 
 
 class FakeCompanion:
@@ -142,6 +143,7 @@ class FakeCompanion:
             "moves": [{k: m[k] for k in ("ply", "side", "move", "t")} for m in g.moves],
             "alerts": [dict(a) for a in g.alerts], "status": dict(g.status), "pending": g.pending,
             "result": g.result, "result_reason": g.result_reason, "flipped": g.flipped, "last_move": last,
+            "masked": list(g.masked),
         }
 
     def frame_jpeg(self, board: str, overlay: bool = True) -> bytes | None:
@@ -187,6 +189,11 @@ class FakeCompanion:
             fen = Position.from_board_string(g.position.board_string(), turn=turn).fen()
             self._games[board] = _Game(board, fen)
             self.publish({"event": "game_start", "fen": fen, "board": board})
+        elif action == "mask_squares":
+            from dama.masking import parse_squares, square_names
+
+            g.masked = square_names(parse_squares(params.get("squares")))
+            return {"ok": True, "masked": g.masked, "message": f"read from the game: {', '.join(g.masked)}"}
         elif action == "accept":
             if not g.alerts:
                 raise ValueError("there is no violation to accept")

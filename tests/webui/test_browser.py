@@ -179,6 +179,23 @@ def test_keyboard_alone_reads_the_position_and_uses_every_control(live):
     assert errors == []
 
 
+def test_squares_the_camera_misreads_are_asked_for_and_shown(live):
+    """The button asks which squares to read from the game (a prompt, prefilled with those set) and the
+    camera's caption lists them; cancelling the prompt sends nothing."""
+    companion, page, errors = live
+    page.once("dialog", lambda d: d.accept("e5 a1"))
+    page.click("button[data-action=mask_squares]")
+    page.wait_for_function("document.querySelector('#camera-info').innerText.includes('read from the game')")
+    assert companion.controls == [("1", "mask_squares", {"squares": "e5 a1"})]
+    assert page.locator("#camera-info").inner_text().endswith("read from the game, not the camera: a1, e5")
+    prompts = []
+    page.once("dialog", lambda d: (prompts.append(d.default_value), d.dismiss()))
+    page.click("button[data-action=mask_squares]")
+    page.wait_for_timeout(300)
+    assert prompts == ["a1 e5"] and len(companion.controls) == 1
+    assert errors == []
+
+
 def tab_to(page, selector: str, limit: int = 6) -> None:
     """Press Tab until ``selector`` has the focus (a modal dialog keeps Tab inside itself)."""
     for _ in range(limit):

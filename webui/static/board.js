@@ -88,6 +88,7 @@
     if (src.message) parts.push(src.message);
     else if (src.name) parts.push(src.name);
     if (s.fps) parts.push(s.fps + ' frames per second');
+    if ((s.masked || []).length) parts.push('read from the game, not the camera: ' + s.masked.join(', '));
     $('camera-info').textContent = parts.join(' · ');
   }
 
@@ -211,6 +212,13 @@
     if (answer === null) { button.focus(); return; }
     const request = { action: button.dataset.action, board };
     if (answer === 'white' || answer === 'black') request.turn = answer;
+    if ('askSquares' in button.dataset) {
+      // Squares read from the game instead of the camera (a shadow, a printed marker); empty: none.
+      const now = ((snapshot && snapshot.masked) || []).join(' ');
+      const given = window.prompt('Squares the camera misreads, read from the game instead (e.g. "e5 a1"; empty for none):', now);
+      if (given === null) { button.focus(); return; }
+      request.squares = given;
+    }
     const headers = { 'Content-Type': 'application/json' };
     if (token()) headers['X-Control-Token'] = token();
     let text, needToken = false;
