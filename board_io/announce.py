@@ -44,6 +44,7 @@ _WORDS = {
         "setting_up": "The board does not show the game's position yet: set the pieces up.",
         "set_up": "The pieces are set up.",
         "not_yet": "Not yet as in the game:", "and_more": "and {} more",
+        "misread": "The camera may be misreading",
         "error": "Unreadable input",
     },
     "cs": {
@@ -64,6 +65,7 @@ _WORDS = {
         "setting_up": "Deska ještě neukazuje pozici partie: rozestavte kameny.",
         "set_up": "Kameny jsou rozestavené.",
         "not_yet": "Ještě neodpovídá partii:", "and_more": "a {} dalších",
+        "misread": "Kamera možná špatně čte pole",
         "error": "Nečitelný vstup",
     },
 }
@@ -152,6 +154,8 @@ def _text(event: dict[str, Any], lang: str) -> tuple[str, str] | None:
         off = [str(sq) for sq in event.get("squares") or []]
         listed = ", ".join(off[:6]) + f" {w['and_more'].format(len(off) - 6)}" if len(off) > 6 else _join(off, lang)
         return f"{w['not_yet']} {listed}.", "polite"
+    if kind == "notice" and event.get("kind") == "misread":
+        return f"{w['misread']} {_join([str(sq) for sq in event.get('squares') or []], lang)}.", "polite"
     if kind == "reminder" and event.get("kind") == "crown":
         squares = _join([str(s) for s in event.get("squares") or []], lang)
         return f"{w['crown']} {squares} ({ARTICLES['crown']}).", "polite"

@@ -40,7 +40,7 @@ import cv2
 import numpy as np
 
 from dama.bus import EventBus, Subscription
-from dama.masking import parse_squares, read_through_masks, square_names
+from dama.masking import StandingDifferences, parse_squares, read_through_masks, square_names
 from dama.record import GameRecord
 from dama.setup import setup_message, still_setting_up
 from rules import Color, Position
@@ -103,6 +103,7 @@ class BoardSession:
         self.observation: str | None = None  # the last stable board seen (given to the referee unless being set up)
         self.setting_up = False  # before the first move, the board seen is still being set up (dama.setup)
         self.masked: list[int] = list(masked or [])  # squares the camera misreads, read from the game (dama.masking)
+        self.standing = StandingDifferences()  # squares that keep contradicting the game: masking suggested
         self.t = 0.0
         self.frames = 0
         self.fps = 0.0
@@ -221,8 +222,15 @@ class BoardSession:
             self.observation = observation
             self.setting_up = False
             self.emit({"event": "observation", "observation": observation}, t)
+            before = self.referee.position
+            standing = self.standing.update(observation, before, self.masked)
             events = self.referee.observe(observation, t)
             out = self._emit_all(events, t)
+            after = self.referee.position.board_string().lower()
+            standing = [i for i in standing if observation[i].lower() != after[i]]  # not accepted meanwhile
+            if standing:
+                self.emit({"event": "notice", "kind": "misread", "squares": square_names(standing),
+                           "message": self.standing.message(standing, observation, before)}, t)
             self._refresh_state()
             return out
 

@@ -16,6 +16,12 @@ from collections.abc import Collection
 
 from rules import SQUARE_NAMES, Position, parse_square
 
+# Stable boards in a row on which a square must read the same, against the game, with the rest of the board
+# as in the game, before the session suggests masking it; one of them must show a legal move elsewhere (a
+# real illegal piece does not outlast the opponent's next move: čl. 5.7 then accepts it).
+SUGGEST_AFTER = 2
+PIECE_WORDS = {".": "empty", "w": "a light piece", "b": "a dark piece"}
+
 
 def read_through_masks(observation: str, position: Position, masked: Collection[int]) -> str:
     """``observation`` with each masked square (0..31, observation order) replaced as the module says.
@@ -59,3 +65,53 @@ def parse_squares(value: object) -> list[int]:
 def square_names(squares: Collection[int]) -> list[str]:
     """Names of ``squares`` in observation order."""
     return [SQUARE_NAMES[s] for s in sorted(squares)]
+
+
+class StandingDifferences:
+    """Squares the camera likely misreads: each reads the same, against the game, on ``after`` stable boards
+    in a row while the rest of the board is the position or the result of a legal move from it (at least
+    once a move). A real illegal piece does not outlast the opponent's next move: the referee then accepts
+    it (čl. 5.7). Each square is suggested once, until it agrees with the game again."""
+
+    def __init__(self, after: int = SUGGEST_AFTER) -> None:
+        self.after = after
+        self._streak: dict[int, tuple[str, int, bool]] = {}  # square -> (reading, boards, a move seen)
+        self._said: set[int] = set()
+
+    def update(self, observation: str, position: Position, masked: Collection[int] = ()) -> list[int]:
+        """Squares that have just become likely misreads on this stable board."""
+        seen, now = observation.lower(), position.board_string().lower()
+        results = [position.play(m).board_string().lower() for m in position.legal_moves()]
+
+        def fits(board: str, but: int) -> bool:
+            return all(seen[j] in ("?", board[j]) for j in range(32) if j != but)
+
+        new: list[int] = []
+        for i in range(32):
+            if seen[i] == "?" or seen[i] == now[i] or i in masked:
+                self._streak.pop(i, None)
+                self._said.discard(i)
+                continue
+            moved = any(fits(b, i) for b in results)
+            if not (moved or fits(now, i)):  # the rest of the board does not fit the game: no evidence
+                self._streak.pop(i, None)
+                continue
+            reading, count, any_move = self._streak.get(i, (seen[i], 0, False))
+            if reading != seen[i]:
+                count, any_move = 0, False
+            self._streak[i] = (seen[i], count + 1, any_move or moved)
+            if count + 1 >= self.after and (any_move or moved) and i not in self._said:
+                self._said.add(i)
+                new.append(i)
+        return new
+
+    def message(self, squares: list[int], observation: str, position: Position) -> str:
+        """What the players are told about new likely misreads."""
+        seen, now = observation.lower(), position.board_string().lower()
+        parts = [f"{SQUARE_NAMES[i]} reads as {PIECE_WORDS[seen[i]]} where the game has "
+                 + ("it empty" if now[i] == "." else f"{PIECE_WORDS[now[i]]} there") for i in squares]
+        names = " ".join(SQUARE_NAMES[i] for i in squares)
+        one = len(squares) == 1
+        return (f"{'; '.join(parts)}, while the rest of the board follows the game. If the camera misreads "
+                f"{'it' if one else 'them'}, read {'it' if one else 'them'} from the game: 'Squares the camera "
+                f"misreads' on the dashboard, or --mask-square {names}.")

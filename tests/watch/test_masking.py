@@ -135,3 +135,41 @@ def test_masks_set_from_the_dashboard_survive_a_resume(tmp_path):
     assert again.masked == [0, E5]
     assert again.control("mask_squares", squares=[])["masked"] == [] and again.masked == []
     assert SQUARE_NAMES[E5] == "e5"
+
+
+def test_a_square_that_keeps_contradicting_the_game_is_suggested_for_masking(tmp_path):
+    """On the game whose e5 is misread throughout, the players are told, once, which square to mask."""
+    boards = _game(["c3-d4", "f6-g5", "g3-h4"])
+    garbled = [_put(b, "e5", "b") for b in boards]
+    events = _run(tmp_path / "camera", garbled)
+    said = [e for e in events if e["event"] == "notice" and e.get("kind") == "misread"]
+    assert len(said) == 1 and said[0]["squares"] == ["e5"]
+    assert said[0]["message"].startswith("e5 reads as a dark piece where the game has it empty, while the rest")
+    assert "--mask-square e5" in said[0]["message"]
+    events = _run(tmp_path / "masked", garbled, masked={"main": ["e5"]})
+    assert not [e for e in events if e.get("kind") == "misread"]
+
+
+def test_a_likely_misread_needs_the_same_reading_and_a_move_elsewhere():
+    from dama.masking import StandingDifferences
+
+    standing = StandingDifferences()
+    board = START.board_string()
+    moved = START.play(START.parse_move("c3-d4")).board_string()
+    assert standing.update(_put(board, "e5", "b"), START) == []
+    assert standing.update(_put(board, "e5", "b"), START) == []  # nothing moved: no evidence yet
+    assert standing.update(_put(moved, "e5", "w"), START) == []  # another reading starts again
+    assert standing.update(_put(moved, "e5", "w"), START) == [E5]
+    assert standing.update(_put(moved, "e5", "w"), START) == []  # said once
+    assert standing.update(moved, START) == []  # agrees again: may be said again later
+    stray = _put(_put(moved, "e5", "w"), "a5", "w")  # the rest does not follow the game: no evidence
+    assert standing.update(stray, START) == [] and standing.update(stray, START) == []
+    assert standing.update(_put(moved, "e5", "w"), START, masked=[E5]) == []
+
+
+def test_a_likely_misread_is_said():
+    from board_io.announce import announce
+
+    event = {"event": "notice", "kind": "misread", "squares": ["e5"], "message": "..."}
+    assert announce(event, "en").text == "The camera may be misreading e5."
+    assert announce(event, "cs").text == "Kamera možná špatně čte pole e5."
