@@ -10,6 +10,9 @@ Default mapping (every role's state and colour is configurable through :class:`L
 - ``pending``: the captured pieces still on the board blink slowly (yellow);
 - ``reminder``: the squares named (a man to crown, čl. 3.6) blink slowly (yellow);
 - ``game_over``: a pattern: the winner's two home rows, or the long diagonal a1-h8 for a draw;
+- ``notice`` of kind ``setting_up`` (before the first move the board does not show the game's position yet):
+  the squares that differ blink slowly (blue), until the status leaves ``setting_up``; of kind ``misread``
+  (a square the camera likely misreads): that square on (white) until it is masked or the game restarts;
 - ``status`` with ``orientation_ok`` false (board turned wrong, čl. 2.4): only the four corner squares
   blink (blue); nothing else is shown, because every other square would be misplaced anyway;
 - ``corrected``, ``accepted``, ``takeback``: clear the alert; ``game_start`` clears everything.
@@ -54,6 +57,8 @@ class LedStyle:
     reminder: SquareLed = SquareLed(LedState.BLINK_SLOW, YELLOW)
     orientation: SquareLed = SquareLed(LedState.BLINK_FAST, BLUE)
     game_over: SquareLed = SquareLed(LedState.ON, WHITE)
+    setup: SquareLed = SquareLed(LedState.BLINK_SLOW, BLUE)
+    misread: SquareLed = SquareLed(LedState.ON, WHITE)
 
     @classmethod
     def roles(cls) -> list[str]:
@@ -137,6 +142,8 @@ class LedPlanner:
         self._result: str | None = None
         self._orientation_bad = False
         self._occupied: set[str] | None = None
+        self._setup: list[str] = []
+        self._misread: list[str] = []
 
     def update(self, event: Mapping[str, Any]) -> Frame:
         """Apply one event and return the frame to show; unknown events leave the frame unchanged."""
@@ -150,6 +157,7 @@ class LedPlanner:
 
     def _on_game_start(self, event: Mapping[str, Any]) -> None:
         self._last_move, self._alert, self._pending, self._reminder = [], [], [], []
+        self._setup, self._misread = [], []
         self._result = None
         self._set_position(event)
 
@@ -193,6 +201,16 @@ class LedPlanner:
     def _on_status(self, event: Mapping[str, Any]) -> None:
         if "orientation_ok" in event:
             self._orientation_bad = event["orientation_ok"] is False
+        if event.get("state") not in (None, "setting_up", "hand", "no_board"):  # the set-up is over
+            self._setup = []
+
+    def _on_notice(self, event: Mapping[str, Any]) -> None:
+        if event.get("kind") == "setting_up":
+            self._setup = _valid(_names(event.get("squares")))
+        elif event.get("kind") == "misread":
+            self._misread = _valid([*self._misread, *_names(event.get("squares"))])
+        elif event.get("kind") == "masked":
+            self._misread = [sq for sq in self._misread if sq not in _names(event.get("squares"))]
 
     # -- helpers --------------------------------------------------------------------------------------
 
@@ -223,7 +241,7 @@ class LedPlanner:
         return squares
 
     def frame(self) -> Frame:
-        """The frame for the current state (layers: last move < reminder < pending < alert)."""
+        """The frame for the current state (layers: last move < set-up < misread < reminder < pending < alert)."""
         s = self.style
         if self._orientation_bad:
             return Frame.from_squares({sq: s.orientation for sq in CORNERS})
@@ -232,7 +250,9 @@ class LedPlanner:
             lit.update({sq: s.game_over for sq in _result_pattern(self._result)})
         elif not self._alert:  # during an alert only the problem shows, nothing to confuse it with
             lit.update({sq: s.last_move for sq in self._last_move})
-        for layer, led in ((self._reminder, s.reminder), (self._pending, s.pending), (self._alert, s.violation)):
+        layers = ((self._setup, s.setup), (self._misread, s.misread), (self._reminder, s.reminder),
+                  (self._pending, s.pending), (self._alert, s.violation))
+        for layer, led in layers:
             lit.update({sq: led for sq in layer})
         return Frame.from_squares(lit)
 

@@ -133,3 +133,26 @@ def test_style_options_change_state_and_colour():
         LedStyle().with_options({"sparkle_state": "on"})
     with pytest.raises(ValueError, match="blinkfast"):
         LedStyle().with_options({"violation_state": "strobe"})
+
+
+def test_squares_still_to_set_up_blink_until_the_set_up_is_over():
+    planner = LedPlanner()
+    planner.update({"event": "game_start", "fen": START_FEN})
+    frame = planner.update({"event": "notice", "kind": "setting_up", "squares": ["a1", "c1", "e1", "g1", "b2"]})
+    assert lit(frame) == {sq: (LedState.BLINK_SLOW, BLUE) for sq in ("a1", "c1", "e1", "g1", "b2")}
+    frame = planner.update({"event": "notice", "kind": "setting_up", "squares": ["g1"]})  # fewer to go
+    assert set(frame.lit()) == {"g1"}
+    assert set(planner.update({"event": "status", "state": "hand", "orientation_ok": True}).lit()) == {"g1"}
+    assert planner.update({"event": "status", "state": "waiting", "orientation_ok": True}).lit() == {}
+
+
+def test_a_likely_misread_square_stays_lit_until_masked():
+    from board_io.leds.planner import WHITE
+
+    planner = LedPlanner()
+    frame = planner.update({"event": "notice", "kind": "misread", "squares": ["e5"]})
+    assert lit(frame) == {"e5": (LedState.ON, WHITE)}
+    frame = planner.update({"event": "move", "move": "c3-d4", "path": ["c3", "d4"]})
+    assert set(frame.lit()) == {"c3", "d4", "e5"}
+    assert set(planner.update({"event": "notice", "kind": "masked", "squares": ["e5"]}).lit()) == {"c3", "d4"}
+    assert set(planner.update({"event": "notice", "message": "piece colours learned"}).lit()) == {"c3", "d4"}
