@@ -50,6 +50,7 @@ log = logging.getLogger("dama.companion")
 Event = dict[str, Any]
 ACTIONS = ("new_game", "flip", "setup_from_camera", "accept", "takeback", "mask_squares")
 UNSEEN = "?" * 32
+RELEARN_ATTEMPTS = 10  # frames to learn the colours on when the game's position is first seen after a give-up
 
 
 class RefereeLike(Protocol):
@@ -118,6 +119,9 @@ class BoardSession:
         self.learning = learn_colours and (hasattr(vision, "learn_position") or (
             hasattr(vision, "learn_start_position") and self.position == Position.start()))
         self.learn_attempts = learn_attempts
+        # Learning gave up (the board was empty, or being set up, while the attempts ran): once, it is tried
+        # again when a stable board first shows the game's position before the first move.
+        self.relearn = self.learning
 
     # -- events ---------------------------------------------------------------------------------
     def emit(self, event: Event, t: float | None = None) -> Event:
@@ -207,7 +211,7 @@ class BoardSession:
             return
         self.learn_attempts -= 1
         if report.get("ok"):
-            self.learning = False
+            self.learning = self.relearn = False
             back = round(32 * report.get("agreement", 0))
             back_text = f"then read back {back} of 32 squares as it" if start else "then read back as it"
             self.emit({"event": "notice", "message": f"piece colours learned from {where} ({back_text})"}, t)
@@ -227,6 +231,8 @@ class BoardSession:
             events = self.referee.observe(observation, t)
             out = self._emit_all(events, t)
             after = self.referee.position.board_string().lower()
+            if self.relearn and not self.learning and not self.record.moves and observation.lower() == after:
+                self.relearn, self.learning, self.learn_attempts = False, True, RELEARN_ATTEMPTS
             standing = [i for i in standing if observation[i].lower() != after[i]]  # not accepted meanwhile
             if standing:
                 self.emit({"event": "notice", "kind": "misread", "squares": square_names(standing),
@@ -326,6 +332,7 @@ class BoardSession:
             raise ValueError(str(exc)) from None
         with self.lock, self._frame_lock:
             self.vision = vision
+            self.learning = self.relearn = False  # the profile's colours are used
             self._result = None
             if hasattr(self.stabilizer, "reset"):
                 self.stabilizer.reset()

@@ -43,3 +43,26 @@ def test_a_position_with_too_few_pieces_keeps_the_default_colours():
     notices = [e["message"] for e in events if e.get("event") == "notice"]
     assert any("cannot learn the piece colours" in m and "too few" in m for m in notices), notices
     assert session.vision.model is None and not session.learning
+
+
+def test_colours_are_learned_once_the_pieces_are_set_up():
+    """The program starts on an empty board: learning gives up after its attempts (five here, fifty by
+    default: a few seconds, far less than setting up 24 pieces takes) and the board is being set up. When
+    the start position is then seen, the colours are learned after all."""
+    params = random_scene_params(np.random.default_rng(11), size=(640, 360), tilt_max=30.0, fill=(0.6, 0.9))
+    companion = Companion(EventBus())
+    events = companion.subscribe()
+    session = companion.add(BoardSession("b1", companion.bus, vision=VisionPipeline(), stabilizer=Stabilizer(0.5),
+                                         learn_colours=True, learn_attempts=5))
+    start = Position.start().board_string()
+    for n, board in enumerate(["." * 32] * 14 + [start] * 20):
+        session.process(n / 15, render_scene(board, params, seed=n).image)
+    companion.close()
+    said = [e for e in iter(lambda: events.get(0.2), None)]
+    notices = [e["message"] for e in said if e.get("event") == "notice"]
+    assert any("could not learn the piece colours" in m for m in notices), notices
+    assert any(e.get("kind") == "setting_up" for e in said)
+    assert any("piece colours learned from the start position" in m for m in notices), notices
+    assert session.vision.model is not None and not session.learning
+    assert session.status["state"] == "waiting"
+    assert not [e for e in said if e.get("event") == "violation"]
