@@ -110,8 +110,8 @@ class StandingDifferences:
         seen, now = observation.lower(), position.board_string().lower()
         parts = [f"{SQUARE_NAMES[i]} reads as {PIECE_WORDS[seen[i]]} where the game has "
                  + ("it empty" if now[i] == "." else f"{PIECE_WORDS[now[i]]} there") for i in squares]
-        names = " ".join(SQUARE_NAMES[i] for i in squares)
+        options = " ".join(f"--mask-square {SQUARE_NAMES[i]}" for i in squares)
         one = len(squares) == 1
         return (f"{'; '.join(parts)}, while the rest of the board follows the game. If the camera misreads "
                 f"{'it' if one else 'them'}, read {'it' if one else 'them'} from the game: 'Squares the camera "
-                f"misreads' on the dashboard, or --mask-square {names}.")
+                f"misreads' on the dashboard, or {options}.")

@@ -173,3 +173,12 @@ def test_a_likely_misread_is_said():
     event = {"event": "notice", "kind": "misread", "squares": ["e5"], "message": "..."}
     assert announce(event, "en").text == "The camera may be misreading e5."
     assert announce(event, "cs").text == "Kamera možná špatně čte pole e5."
+
+
+def test_the_misread_message_names_each_square_and_how_to_mask_it():
+    from dama.masking import StandingDifferences
+
+    seen = _put(_put(START.board_string(), "e5", "b"), "a1", ".")
+    text = StandingDifferences().message([0, E5], seen, START)
+    assert text.startswith("a1 reads as empty where the game has a light piece there; e5 reads as a dark piece")
+    assert text.endswith("or --mask-square a1 --mask-square e5.")
