@@ -45,6 +45,7 @@ _WORDS = {
         "set_up": "The pieces are set up.",
         "not_yet": "Not yet as in the game:", "and_more": "and {} more",
         "misread": "The camera may be misreading",
+        "masked": "Read from the game, not the camera:", "unmasked": "The camera reads every square again.",
         "error": "Unreadable input",
     },
     "cs": {
@@ -66,6 +67,7 @@ _WORDS = {
         "set_up": "Kameny jsou rozestavené.",
         "not_yet": "Ještě neodpovídá partii:", "and_more": "a {} dalších",
         "misread": "Kamera možná špatně čte pole",
+        "masked": "Z partie, ne z kamery, se čte:", "unmasked": "Kamera opět čte všechna pole.",
         "error": "Nečitelný vstup",
     },
 }
@@ -154,6 +156,9 @@ def _text(event: dict[str, Any], lang: str) -> tuple[str, str] | None:
         off = [str(sq) for sq in event.get("squares") or []]
         listed = ", ".join(off[:6]) + f" {w['and_more'].format(len(off) - 6)}" if len(off) > 6 else _join(off, lang)
         return f"{w['not_yet']} {listed}.", "polite"
+    if kind == "notice" and event.get("kind") == "masked":
+        squares = [str(sq) for sq in event.get("squares") or []]
+        return (f"{w['masked']} {_join(squares, lang)}." if squares else w["unmasked"]), "polite"
     if kind == "notice" and event.get("kind") == "misread":
         return f"{w['misread']} {_join([str(sq) for sq in event.get('squares') or []], lang)}.", "polite"
     if kind == "reminder" and event.get("kind") == "crown":

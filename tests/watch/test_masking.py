@@ -182,3 +182,12 @@ def test_the_misread_message_names_each_square_and_how_to_mask_it():
     text = StandingDifferences().message([0, E5], seen, START)
     assert text.startswith("a1 reads as empty where the game has a light piece there; e5 reads as a dark piece")
     assert text.endswith("or --mask-square a1 --mask-square e5.")
+
+
+def test_masking_is_said():
+    from board_io.announce import announce
+
+    masked = {"event": "notice", "kind": "masked", "squares": ["a1", "e5"], "message": "..."}
+    assert announce(masked, "en").text == "Read from the game, not the camera: a1 and e5."
+    assert announce(masked, "cs").text == "Z partie, ne z kamery, se čte: a1 a e5."
+    assert announce({**masked, "squares": []}, "en").text == "The camera reads every square again."
