@@ -64,7 +64,8 @@ class RefereeLike(Protocol):
 
 class VisionLike(Protocol):
     def process(self, frame: np.ndarray, t: float) -> Any: ...
-    def draw_overlay(self, frame: np.ndarray, result: Any, highlight: list[str] | None = None) -> np.ndarray: ...
+    def draw_overlay(self, frame: np.ndarray, result: Any, highlight: list[str] | None = None,
+                     masked: list[str] | None = None) -> np.ndarray: ...
 
 
 class StabilizerLike(Protocol):
@@ -443,7 +444,8 @@ class BoardSession:
             return None
         if overlay and result is not None and getattr(result, "found", False):
             try:
-                frame = self.vision.draw_overlay(frame, result, highlight=self.highlight())
+                frame = self.vision.draw_overlay(frame, result, highlight=self.highlight(),
+                                                 masked=square_names(self.masked))
             except Exception:
                 log.exception("overlay drawing failed; sending the plain frame")
         ok, data = cv2.imencode(".jpg", frame, [cv2.IMWRITE_JPEG_QUALITY, quality])

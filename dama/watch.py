@@ -142,8 +142,9 @@ class UndistortedVision:
     def process(self, frame: Any, t: float) -> Any:
         return self.pipeline.process(self.prepare(frame), t)
 
-    def draw_overlay(self, frame: Any, result: Any, highlight: list[str] | None = None) -> Any:
-        return self.pipeline.draw_overlay(self.prepare(frame), result, highlight=highlight or [])
+    def draw_overlay(self, frame: Any, result: Any, highlight: list[str] | None = None,
+                     masked: list[str] | None = None) -> Any:
+        return self.pipeline.draw_overlay(self.prepare(frame), result, highlight=highlight or [], masked=masked or [])
 
     def learn_start_position(self, frame: Any) -> Any:
         return self.pipeline.learn_start_position(self.prepare(frame))

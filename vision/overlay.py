@@ -10,8 +10,12 @@ from vision.geometry import SQUARE_NAMES
 COLOURS = {"w": (240, 240, 240), "b": (40, 40, 40), "W": (240, 240, 240), "B": (40, 40, 40), "?": (0, 200, 255)}
 
 
-def draw_overlay(frame: np.ndarray, res, highlight=()) -> np.ndarray:
-    """A copy of ``frame`` with the 8×8 grid, piece marks (kings ringed twice) and highlighted squares.
+MASKED = (160, 160, 160)  # squares read from the game instead of the camera (dama.masking): a grey cross
+
+
+def draw_overlay(frame: np.ndarray, res, highlight=(), masked=()) -> np.ndarray:
+    """A copy of ``frame`` with the 8×8 grid, piece marks (kings ringed twice), highlighted squares and a
+    grey cross on each ``masked`` square (read from the game, not the camera).
 
     ``res`` is a :class:`vision.pipeline.FrameResult`; nothing is drawn but a note when it has no board.
     """
@@ -33,7 +37,7 @@ def draw_overlay(frame: np.ndarray, res, highlight=()) -> np.ndarray:
         for a, b in (((k * cell, 0), (k * cell, size)), ((0, k * cell), (size, k * cell))):
             p = img(np.array([a, b])).round().astype(np.int32)
             cv2.line(out, tuple(p[0]), tuple(p[1]), grid, scale, cv2.LINE_AA)
-    hl = set(highlight)
+    hl, muted = set(highlight), set(masked)
     for n, name in enumerate(SQUARE_NAMES):
         f, r = "abcdefgh".index(name[0]), int(name[1]) - 1
         c = img(np.array([[(f + 0.5) * cell, (7 - r + 0.5) * cell]]))[0]
@@ -45,10 +49,13 @@ def draw_overlay(frame: np.ndarray, res, highlight=()) -> np.ndarray:
             cv2.circle(out, centre, rad, (0, 0, 255) if ch in "wbWB" else COLOURS[ch], scale, cv2.LINE_AA)
             if ch in "WB":
                 cv2.circle(out, centre, rad + 3 * scale, (0, 215, 255), scale, cv2.LINE_AA)
+        quad = img(np.array([[f * cell, (7 - r) * cell], [(f + 1) * cell, (7 - r) * cell],
+                             [(f + 1) * cell, (8 - r) * cell], [f * cell, (8 - r) * cell]])).round().astype(np.int32)
+        if name in muted:
+            for a, b in ((0, 2), (1, 3)):
+                cv2.line(out, tuple(quad[a]), tuple(quad[b]), MASKED, 2 * scale, cv2.LINE_AA)
         if name in hl:
-            quad = img(np.array([[f * cell, (7 - r) * cell], [(f + 1) * cell, (7 - r) * cell],
-                                 [(f + 1) * cell, (8 - r) * cell], [f * cell, (8 - r) * cell]]))
-            cv2.polylines(out, [quad.round().astype(np.int32)], True, (255, 0, 255), 3 * scale, cv2.LINE_AA)
+            cv2.polylines(out, [quad], True, (255, 0, 255), 3 * scale, cv2.LINE_AA)
     if res.corners:
         a1 = tuple(int(v) for v in np.round(res.corners["a1"]))
         cv2.putText(out, "a1", a1, cv2.FONT_HERSHEY_SIMPLEX, 0.6 * scale, (0, 255, 255), scale)

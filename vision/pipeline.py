@@ -638,10 +638,11 @@ class VisionPipeline:
         res = self._read(frame, self._fit)
         return _read_back(res.board, board), res
 
-    def draw_overlay(self, frame: np.ndarray, res: FrameResult, highlight: list[str] | tuple = ()) -> np.ndarray:
+    def draw_overlay(self, frame: np.ndarray, res: FrameResult, highlight: list[str] | tuple = (),
+                     masked: list[str] | tuple = ()) -> np.ndarray:
         from vision.overlay import draw_overlay
 
-        return draw_overlay(frame, res, highlight)
+        return draw_overlay(frame, res, highlight, masked)
 
 
 @lru_cache(maxsize=16)

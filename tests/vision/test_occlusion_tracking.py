@@ -243,3 +243,21 @@ def test_visible_squares_beside_a_hand_keep_a_sure_reading_in_one_picture(monkey
     (off_unknown, off_invented), (on_unknown, on_invented) = counts.values()
     assert on_unknown < off_unknown, counts
     assert on_invented <= off_invented, counts
+
+
+def test_overlay_crosses_the_squares_read_from_the_game(get_scene):
+    """A masked square (dama.masking) gets a grey cross: the overlay changes inside that square only."""
+    from vision.geometry import files_ranks_homography
+
+    sc = get_scene(2)
+    vp = VisionPipeline()
+    res = vp.process(sc.image)
+    plain = vp.draw_overlay(sc.image, res)
+    crossed = vp.draw_overlay(sc.image, res, masked=["e5"])
+    changed = np.argwhere(np.any(plain != crossed, axis=2))[:, ::-1].astype(np.float64)  # (x, y)
+    assert len(changed) > 20
+    h = files_ranks_homography(res.corners)
+    inv = np.linalg.inv(h)
+    ph = changed @ inv[:, :2].T + inv[:, 2]
+    files_ranks = ph[:, :2] / ph[:, 2:3]  # e5 spans files 4..5, ranks 4..5 in these units
+    assert np.all((files_ranks > 3.8) & (files_ranks < 5.2))

@@ -62,7 +62,8 @@ class FakeVision:
             chars.append(best)
         return FakeResult(True, "".join(chars), hand)
 
-    def draw_overlay(self, frame: np.ndarray, result: FakeResult, highlight: list[str] | None = None) -> np.ndarray:
+    def draw_overlay(self, frame: np.ndarray, result: FakeResult, highlight: list[str] | None = None,
+                     masked: list[str] | None = None) -> np.ndarray:
         out = frame.copy()
         cv2.rectangle(out, (0, 0), (out.shape[1] - 1, out.shape[0] - 1), (0, 255, 0), 1)
         return out

@@ -191,3 +191,22 @@ def test_masking_is_said():
     assert announce(masked, "en").text == "Read from the game, not the camera: a1 and e5."
     assert announce(masked, "cs").text == "Z partie, ne z kamery, se čte: a1 a e5."
     assert announce({**masked, "squares": []}, "en").text == "The camera reads every square again."
+
+
+def test_the_camera_picture_marks_the_masked_squares():
+    from fakes import encode
+
+    from dama.bus import EventBus
+    from dama.companion import BoardSession
+    from vision.stabilizer import Stabilizer
+
+    asked = []
+
+    class Recording(FakeVision):
+        def draw_overlay(self, frame, result, highlight=None, masked=None):
+            asked.append(masked)
+            return super().draw_overlay(frame, result, highlight, masked)
+
+    session = BoardSession("main", EventBus(), vision=Recording(), stabilizer=Stabilizer(0.5), masked=[E5])
+    session.process(0.0, encode(START.board_string()))
+    assert session.frame_jpeg() and asked == [["e5"]]

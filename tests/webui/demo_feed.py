@@ -36,7 +36,8 @@ class TruthVision:
     def process(self, frame: np.ndarray, t: float) -> TruthResult:
         return TruthResult(self.board)
 
-    def draw_overlay(self, frame: np.ndarray, result: Any, highlight: list[str] | None = None) -> np.ndarray:
+    def draw_overlay(self, frame: np.ndarray, result: Any, highlight: list[str] | None = None,
+                     masked: list[str] | None = None) -> np.ndarray:
         out = frame.copy()
         out[:6, :, :] = (0, 200, 0)  # a visible band: the overlay was asked for
         return out
