@@ -13,8 +13,10 @@ masked square), which the referee treats as not seen.
 from __future__ import annotations
 
 from collections.abc import Collection
+from dataclasses import replace
 
 from rules import SQUARE_NAMES, Position, parse_square
+from rules.referee_match import Observation, PositionIndex
 
 # Stable boards in a row on which a square must read the same, against the game, with the rest of the board
 # as in the game, before the session suggests masking it; one of them must show a legal move elsewhere (a
@@ -31,16 +33,31 @@ def read_through_masks(observation: str, position: Position, masked: Collection[
     """
     if not masked:
         return observation
-    seen = observation.lower()
-    free = [i for i in range(32) if i not in masked]
+    obs = _unseen(Observation.parse(observation), masked)
+    fitting = [colours for colours in game_colours(position) if obs.fits(*colours)]
     now = position.board_string().lower()
-    boards = [now] + [position.play(m).board_string().lower() for m in position.legal_moves()]
-    fitting = [b for b in boards if all(seen[i] in ("?", b[i]) for i in free)]
     out = list(observation)
     for i in masked:
-        values = {b[i] for b in fitting}
+        values = {_piece(colours, i) for colours in fitting}
         out[i] = values.pop() if len(values) == 1 else ("?" if fitting else now[i])
     return "".join(out)
+
+
+def game_colours(position: Position) -> list[tuple[int, int]]:
+    """Colour bitboards (white, black) of ``position`` and of the result of each legal move from it."""
+    return [(position.white, position.black), *PositionIndex(position).results]
+
+
+def _unseen(obs: Observation, squares: Collection[int]) -> Observation:
+    """``obs`` with ``squares`` not seen (what the camera said there dropped)."""
+    bits = sum(1 << i for i in set(squares))
+    return replace(obs, white=obs.white & ~bits, black=obs.black & ~bits, crowned=obs.crowned & ~bits,
+                   unknown=obs.unknown | bits)
+
+
+def _piece(colours: tuple[int, int], square: int) -> str:
+    white, black = colours
+    return "w" if white >> square & 1 else "b" if black >> square & 1 else "."
 
 
 def parse_squares(value: object) -> list[int]:
@@ -81,19 +98,17 @@ class StandingDifferences:
     def update(self, observation: str, position: Position, masked: Collection[int] = ()) -> list[int]:
         """Squares that have just become likely misreads on this stable board."""
         seen, now = observation.lower(), position.board_string().lower()
-        results = [position.play(m).board_string().lower() for m in position.legal_moves()]
-
-        def fits(board: str, but: int) -> bool:
-            return all(seen[j] in ("?", board[j]) for j in range(32) if j != but)
-
+        obs = Observation.parse(observation)
+        here, *results = game_colours(position)
         new: list[int] = []
         for i in range(32):
             if seen[i] == "?" or seen[i] == now[i] or i in masked:
                 self._streak.pop(i, None)
                 self._said.discard(i)
                 continue
-            moved = any(fits(b, i) for b in results)
-            if not (moved or fits(now, i)):  # the rest of the board does not fit the game: no evidence
+            rest = _unseen(obs, [i])
+            moved = any(rest.fits(*colours) for colours in results)
+            if not (moved or rest.fits(*here)):  # the rest of the board does not fit the game: no evidence
                 self._streak.pop(i, None)
                 continue
             reading, count, any_move = self._streak.get(i, (seen[i], 0, False))

@@ -11,6 +11,7 @@ waits; the player sets the pieces up, or starts from the board as it stands (``s
 from __future__ import annotations
 
 from rules import SQUARE_NAMES, Position
+from rules.referee_match import Observation, PositionIndex
 
 # Squares a wrong first move may change and still be flagged as one: a piece moved wrongly changes two,
 # two pieces moved (or a piece moved and one taken off) four. More is a board being set up.
@@ -35,12 +36,8 @@ def still_setting_up(observation: str, position: Position, setting_up: bool = Fa
     off = squares_off(observation, position)
     if not off or (len(off) <= SETUP_SQUARES and not setting_up):
         return []
-    seen = observation.lower()
-    for move in position.legal_moves():  # a long first capture from a set-up position changes many squares
-        after = position.play(move).board_string().lower()
-        if all(s == "?" or s == a for s, a in zip(seen, after, strict=True)):
-            return []
-    return off
+    # a long first capture from a set-up position changes many squares
+    return [] if PositionIndex(position).moves_fitting(Observation.parse(observation)) else off
 
 
 def setup_message(off: list[str]) -> str:
