@@ -12,6 +12,21 @@ from vision.geometry import START_BOARD
 from vision.pipeline import VisionPipeline
 
 
+class Unacquainted:
+    """A square network nearly blind to dark men, as on woods and pieces it never saw: all but a thousandth
+    of their probability goes to the empty square."""
+
+    def __init__(self, real) -> None:
+        self.real = real
+
+    def forward(self, d):
+        p = self.real.forward(d).copy()
+        p[:, 0] += 0.999 * (p[:, 2] + p[:, 4])
+        p[:, 2] *= 0.001
+        p[:, 4] *= 0.001
+        return p
+
+
 def _men(board: str) -> str:
     return board.lower()  # crowned pieces are read as men where the camera shows no height
 
@@ -160,20 +175,8 @@ def test_calibration_leans_on_the_colour_model_where_the_network_misreads_the_bo
     assert vp.learn_start_position(sc.start_image)["ok"]
     assert vp.colour_weight == pipeline.COLOUR_WEIGHT
 
-    real = pipeline.default_net()
-
-    class Unacquainted:
-        """The real network, but nearly blind to dark men: all but a thousandth of their probability goes
-        to the empty square (at the usual weight the colour model then loses some of them in play)."""
-
-        def forward(self, d):
-            p = real.forward(d).copy()
-            p[:, 0] += 0.999 * (p[:, 2] + p[:, 4])
-            p[:, 2] *= 0.001
-            p[:, 4] *= 0.001
-            return p
-
-    monkeypatch.setattr(pipeline, "default_net", lambda: Unacquainted())
+    unacquainted = Unacquainted(pipeline.default_net())  # at the usual weight the colour model loses some
+    monkeypatch.setattr(pipeline, "default_net", lambda: unacquainted)  # of the dark men in play
     vp = VisionPipeline()
     assert vp.learn_start_position(sc.start_image)["ok"]
     assert vp.colour_weight == pipeline.COLOUR_WEIGHT_UNFAMILIAR
@@ -253,17 +256,8 @@ def test_one_picture_of_a_board_the_network_misreads_is_read_by_its_own_colours(
 
     sc = get_scene(seed)
     assert sc.board.count("b") + sc.board.count("B") >= 2
-    real = pipeline.default_net()
-
-    class Unacquainted:
-        def forward(self, d):
-            p = real.forward(d).copy()
-            p[:, 0] += 0.999 * (p[:, 2] + p[:, 4])
-            p[:, 2] *= 0.001
-            p[:, 4] *= 0.001
-            return p
-
-    monkeypatch.setattr(pipeline, "default_net", lambda: Unacquainted())
+    unacquainted = Unacquainted(pipeline.default_net())
+    monkeypatch.setattr(pipeline, "default_net", lambda: unacquainted)
     profile = {"corners": {"a1": list(sc.corners["a1"])}}
     assert _men(VisionPipeline(profile=profile).process(sc.image).board) == _men(sc.board)
     monkeypatch.setattr(pipeline, "explains_worse", lambda *a, **k: False)
