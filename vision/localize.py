@@ -48,6 +48,10 @@ class NotFound(Exception):
     """Localization failed; the message is the reason shown to users."""
 
 
+class NoLattice(NotFound):
+    """Too little of a checkerboard lattice was found (not: a board half out of view, or unconfirmed)."""
+
+
 def _apply(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
     pts = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
     ph = pts @ h[:, :2].T + h[:, 2]
@@ -80,7 +84,7 @@ def localize(gray: np.ndarray) -> BoardFit:
     if steep:
         return steep[0]
     fine = quads.get((1.0, FINE_WINDOWS))
-    if failed_for_want_of_lattice(failed) and (fine is None or fine[2] >= LOOSE_FROM):
+    if isinstance(failed, NoLattice) and (fine is None or fine[2] >= LOOSE_FROM):
         # Last, the loose lattice growth (vision.lattice.grow) on the full-resolution quads: a small board
         # at a grazing angle, whose squares the pieces in front partly hide. Tried first it also grows
         # wrong lattices on boards the strict growth finds, so only frames nothing else explains get it.
@@ -91,11 +95,6 @@ def localize(gray: np.ndarray) -> BoardFit:
     raise failed
 
 
-def failed_for_want_of_lattice(exc: NotFound) -> bool:
-    """Did localization fail because too little of a lattice was found (not for a board half out of view)?"""
-    return str(exc) in (NO_CHECKERBOARD, TOO_LITTLE)
-
-
 FINE_WINDOWS = (0.03, 0.05, 0.12)  # adaptive-threshold windows of the full-resolution retry
 # Inner corners (of 49) that must confirm a refined window. A lattice found on a dozen cells near one
 # corner can extrapolate to a skewed window that a few corners still confirm (10 on a benchmark scene,
@@ -103,8 +102,6 @@ FINE_WINDOWS = (0.03, 0.05, 0.12)  # adaptive-threshold windows of the full-reso
 MIN_INLIERS = 12
 
 
-NO_CHECKERBOARD = "no checkerboard found"
-TOO_LITTLE = "too little of a checkerboard in view"
 # The loose growth is tried only where the strict one found a strip of at least this many cells at full
 # resolution (5 on the grazing board it finds; 1 on a table's wood grain, where it would cost 160 ms).
 LOOSE_FROM = 4
@@ -125,7 +122,7 @@ def _localize_at(gray: np.ndarray, scale: float, windows: tuple[float, ...] = (0
         quads[key] = (*found, max((len(f.cells) for f in hypotheses), default=0))
     fits = [f for f in hypotheses if len(f.cells) >= MIN_CELLS][:3]
     if not fits:
-        raise NotFound(NO_CHECKERBOARD)
+        raise NoLattice("no checkerboard found")
     first: NotFound | None = None
     for fit in fits:
         try:
@@ -251,7 +248,7 @@ def _window(small: np.ndarray, h: np.ndarray, fit) -> tuple[int, int]:
     hi = cells.max(axis=0)
     span = hi - lo + 1
     if (span < 4).any():
-        raise NotFound(TOO_LITTLE)
+        raise NoLattice("too little of a checkerboard in view")
     pad = np.maximum(8 - span, 0) + 2
     u0, v0 = lo - pad
     nu, nv = span + 2 * pad
