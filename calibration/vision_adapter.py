@@ -41,10 +41,10 @@ def find_board_points(frame: np.ndarray) -> np.ndarray | None:
         if not getattr(result, "found", False) or not getattr(result, "corners", None):
             return None
         return np.array([result.corners[k] for k in CORNER_NAMES], np.float64)
-    from vision.localize import NotFound, localize, to_gray
+    from vision.localize import NotFound, localize_frame
 
     try:
-        fit = localize(to_gray(frame))
+        fit = localize_frame(frame)
     except NotFound:
         return None
     uv = np.array([[0, 0], [8, 0], [8, 8], [0, 8]], np.float64)

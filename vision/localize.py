@@ -22,6 +22,7 @@ import numpy as np
 from vision.lattice import lattices
 from vision.orientation import LATTICE_CORNERS
 from vision.quads import find_quads
+from vision.views import LIGHTNESS, colour_views, negated, view_of, view_values
 
 WORK_SIZE = 800  # longest side of the image the coarse search runs on
 MIN_CELLS = 10
@@ -35,13 +36,15 @@ OFF_IMAGE = -1.0e4  # grey level given to cells outside the frame
 class BoardFit:
     """Lattice of the playing area: ``h`` maps board units (u, v) in [0, 8]² to full-image pixels.
 
-    ``bright_parity``: cell (i, j) is a light square iff (i + j) % 2 == bright_parity.
+    ``bright_parity``: cell (i, j) is a light square iff (i + j) % 2 == bright_parity. ``view``: the grey
+    view of the frame the board was found in (:mod:`vision.views`), which tracking keeps looking at.
     """
 
     h: np.ndarray
     bright_parity: int
     inliers: int  # inner corners confirmed as X-corners (of 49)
     contrast: float  # light minus dark square grey level
+    view: str = LIGHTNESS
 
 
 class NotFound(Exception):
@@ -58,8 +61,98 @@ def _apply(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
     return ph[:, :2] / ph[:, 2:3]
 
 
-def to_gray(frame: np.ndarray) -> np.ndarray:
-    return frame if frame.ndim == 2 else cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+def to_gray(frame: np.ndarray, view: str = LIGHTNESS) -> np.ndarray:
+    """The grey ``view`` (:mod:`vision.views`) of a BGR frame; a grey frame as it is."""
+    return view_of(frame, view)
+
+
+def localize_frame(frame: np.ndarray) -> BoardFit:
+    """Full detection on a BGR frame: in its lightness, else in its colour-opponent views.
+
+    A board printed in two colours of about equal lightness (red and green) shows no squares in
+    lightness; its fit is found in the view where its colours differ (:mod:`vision.views`). Which of the
+    two colours is the playing one cannot come from lightness there: the pieces tell, since the light
+    squares are always empty (:func:`playing_parity`). Raises the lightness search's :class:`NotFound`
+    when no view shows a board (its reason is the one users understand).
+    """
+    try:
+        return localize(to_gray(frame))
+    except NotFound as exc:
+        failed = exc
+    for view in colour_views(frame):
+        try:
+            fit = localize(to_gray(frame, view))
+        except NotFound:
+            continue
+        fit = BoardFit(h=fit.h, bright_parity=fit.bright_parity, inliers=fit.inliers, contrast=fit.contrast,
+                       view=view)
+        return with_parity(fit, playing_parity(frame, fit))
+    raise failed
+
+
+def fit_on_corners(frame: np.ndarray, h: np.ndarray) -> BoardFit:
+    """The board under fixed corners (``h`` maps the lattice to the frame), refined without moving it.
+
+    Its light class and view are the ones in which its squares differ most: lightness for almost every
+    board, a colour view for a board printed in colours of equal lightness (then the pieces say which
+    colour plays, as in :func:`localize_frame`). The contrast is 0 when no view shows squares there."""
+    best: BoardFit | None = None
+    for view in (LIGHTNESS, *colour_views(frame)):
+        first = refine(to_gray(frame, view), BoardFit(h=h, bright_parity=1, inliers=0, contrast=0.0, view=view))
+        fit = BoardFit(h=h, bright_parity=1 if first.contrast >= 0 else 0, inliers=first.inliers,
+                       contrast=abs(first.contrast), view=view)
+        if view != LIGHTNESS:
+            fit = with_parity(fit, playing_parity(frame, fit))
+        if best is None or fit.contrast > best.contrast:
+            best = fit
+        if view == LIGHTNESS and fit.contrast >= MIN_CONTRAST and fit.inliers >= 6:
+            break
+    assert best is not None
+    return best
+
+
+def with_parity(fit: BoardFit, dark: int) -> BoardFit:
+    """``fit`` whose dark (playing) squares are the cells with (i + j) % 2 == ``dark``.
+
+    In a colour view the order of the two colours' grey levels is arbitrary: turning the classes round
+    negates the view too, so that the light squares stay the brighter ones (the contrast keeps its size
+    and sign, and tracking's polarity test holds)."""
+    if (1 - dark) == fit.bright_parity:
+        return fit
+    return BoardFit(h=fit.h, bright_parity=1 - dark, inliers=fit.inliers, contrast=fit.contrast,
+                    view=negated(fit.view))
+
+
+# The class whose 32 cells differ more among themselves holds the pieces when its spread is this many times
+# the other's; else (an empty board, or one with a piece or two) the darker class is the playing one. On the
+# four red/green photos the ratio is 1.4 to 3.7; tall pieces leaning over the light squares behind them
+# raise the light class's spread too.
+PIECE_SPREAD_RATIO = 1.25
+
+
+def playing_parity(frame: np.ndarray, fit: BoardFit) -> int:
+    """Parity (i + j) % 2 of the playing squares, for a board found in a colour view.
+
+    The light squares are always empty (čl. 2.4: the pieces stand on the dark squares), so their 32
+    cells look alike, while the playing squares hold light pieces, dark pieces and bare squares. The
+    spread of a class is the mean distance of its cells' mean Lab colours from the class's median: a few
+    pieces already raise it well above the bare squares' noise.
+    When the spreads do not tell, the class darker in lightness plays, as on every other board."""
+    uv = np.array([[i + 0.5, j + 0.5] for j in range(8) for i in range(8)])
+    offs = np.array([[dx, dy] for dx in (-0.2, 0.0, 0.2) for dy in (-0.2, 0.0, 0.2)])
+    xy = _apply(fit.h, (uv[:, None, :] + offs[None]).reshape(-1, 2)).astype(np.float32)
+    vals = cv2.remap(frame, xy[:, 0:1], xy[:, 1:2], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    lab = cv2.cvtColor(vals.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(64, len(offs), 3).astype(np.float32)
+    colour = lab.mean(axis=1)
+    parity = (np.arange(64) % 8 + np.arange(64) // 8) % 2
+    spread, lightness = [], []
+    for p in (0, 1):
+        c = colour[parity == p]
+        spread.append(float(np.mean(np.linalg.norm(c - np.median(c, axis=0), axis=1))) + 1.0)
+        lightness.append(float(np.median(c[:, 0])))
+    if max(spread) >= PIECE_SPREAD_RATIO * min(spread):
+        return int(np.argmax(spread))
+    return int(np.argmin(lightness))
 
 
 def localize(gray: np.ndarray) -> BoardFit:
@@ -189,7 +282,7 @@ def shifted(board: BoardFit, du: float, dv: float) -> BoardFit:
     """The window ``(du, dv)`` squares from ``board`` on the same lattice (light parity follows), unrefined."""
     h = board.h @ np.array([[1.0, 0.0, du], [0.0, 1.0, dv], [0.0, 0.0, 1.0]])
     parity = board.bright_parity if (du + dv) % 2 == 0 else 1 - board.bright_parity
-    return BoardFit(h=h, bright_parity=parity, inliers=0, contrast=0.0)
+    return BoardFit(h=h, bright_parity=parity, inliers=0, contrast=0.0, view=board.view)
 
 
 def windows_beside(gray: np.ndarray, board: BoardFit) -> list[BoardFit]:
@@ -312,19 +405,20 @@ def _window(small: np.ndarray, h: np.ndarray, fit) -> tuple[int, int]:
 
 
 def _xcorner_scores(gray: np.ndarray, h: np.ndarray, pts_uv: np.ndarray, off: float = 0.14,
-                    bright_parity: int | None = None) -> np.ndarray:
+                    bright_parity: int | None = None, view: str = LIGHTNESS) -> np.ndarray:
     """Checker X-corner evidence at lattice points: opposite quadrants alike, neighbours different.
 
     The quadrants are sampled close to the corner (``off`` squares along each axis) where a round
     piece in the middle of its square does not reach. With ``bright_parity`` the polarity must match
-    too (the cell right-below a lattice point is light iff (u + v) % 2 == bright_parity).
+    too (the cell right-below a lattice point is light iff (u + v) % 2 == bright_parity). A colour frame
+    is sampled directly and the samples turned into its grey ``view`` (:func:`vision.views.view_values`).
     """
     offs = np.array([[off, off], [-off, -off], [off, -off], [-off, off]])
     samples = (pts_uv[:, None, :] + offs[None]).reshape(-1, 2)
     xy = _apply(h, samples).astype(np.float32)
     vals = cv2.remap(gray, xy[:, 0:1], xy[:, 1:2], cv2.INTER_LINEAR, borderValue=0).astype(np.float32)
     if vals.ndim == 3:  # a colour frame (tracking samples it directly, without a grey copy)
-        vals = vals.mean(axis=2)
+        vals = view_values(vals, view)
     vals = vals.reshape(-1, 4)
     a, b, c, d = vals.T
     diff = (a + b) - (c + d)
@@ -387,8 +481,10 @@ def refine(gray: np.ndarray, board: BoardFit) -> BoardFit:
     if good.sum() >= 6:
         h_new, inl = _robust_homography(INNER_UV[good], refined[good], tol=max(1.0, 0.08 * float(np.median(step))))
         if h_new is not None and inl >= 6:
-            return BoardFit(h=h_new, bright_parity=board.bright_parity, inliers=inl, contrast=contrast)
-    return BoardFit(h=h, bright_parity=board.bright_parity, inliers=int(good.sum()), contrast=contrast)
+            return BoardFit(h=h_new, bright_parity=board.bright_parity, inliers=inl, contrast=contrast,
+                            view=board.view)
+    return BoardFit(h=h, bright_parity=board.bright_parity, inliers=int(good.sum()), contrast=contrast,
+                    view=board.view)
 
 
 def _robust_homography(src: np.ndarray, dst: np.ndarray, tol: float) -> tuple[np.ndarray | None, int]:
@@ -424,6 +520,6 @@ def check_fit(frame: np.ndarray, board: BoardFit, min_fraction: float = 0.5) -> 
     Pieces and a hand hide some corners, so the test asks for a fraction of those confirmed at
     localization time, with the same polarity as before (a moved board breaks the polarity pattern).
     """
-    score = _xcorner_scores(frame, board.h, INNER_UV, bright_parity=board.bright_parity)
+    score = _xcorner_scores(frame, board.h, INNER_UV, bright_parity=board.bright_parity, view=board.view)
     thr = 0.25 * max(board.contrast, MIN_CONTRAST)
     return int((score > thr).sum()) >= max(6, int(min_fraction * board.inliers))

@@ -38,7 +38,8 @@ from vision.localize import (
     BoardFit,
     NotFound,
     check_fit,
-    localize,
+    fit_on_corners,
+    localize_frame,
     refine,
     shifted,
     to_gray,
@@ -212,9 +213,7 @@ class VisionPipeline:
             # localization tells the two apart: a board on the same grid lines (any window of them) is a
             # covered board, a board elsewhere has moved.
             if self._fixed is None:
-                first = refine(to_gray(frame), BoardFit(h=self._fixed_h, bright_parity=1, inliers=0, contrast=0.0))
-                fixed = BoardFit(h=self._fixed_h, bright_parity=1 if first.contrast >= 0 else 0,
-                                 inliers=first.inliers, contrast=abs(first.contrast))
+                fixed = fit_on_corners(frame, self._fixed_h)
                 if fixed.contrast < 20.0 or fixed.inliers < 6:
                     raise NotFound("no board under the saved corners: the board or camera moved, or the "
                                    "corners are wrong; set them again (dama calibrate or the calibration page)")
@@ -222,7 +221,7 @@ class VisionPipeline:
             self._fit, self._rotation = self._fixed, 0
             if check_fit(frame, self._fixed):
                 return self._fixed, True
-            found = orient._img(np.linalg.inv(self._fixed_h), orient._img(localize(to_gray(frame)).h,
+            found = orient._img(np.linalg.inv(self._fixed_h), orient._img(localize_frame(frame).h,
                                                                             orient.LATTICE_CORNERS))
             if np.abs(found - np.round(found)).max() > 0.25:
                 raise NotFound("the board or camera moved: the saved corners no longer fit; set them again "
@@ -230,8 +229,8 @@ class VisionPipeline:
             return self._fixed, True
         if self._fit is not None and check_fit(frame, self._fit):
             return self._fit, True
-        gray = to_gray(frame)
-        fit = self._on_known_window(gray, localize(gray))
+        fit = localize_frame(frame)
+        fit = self._on_known_window(to_gray(frame, fit.view), fit)
         # A new fit numbers its lattice afresh: the rotation is found again (from the remembered a1
         # corner if the board is still about where it was, else from the pieces).
         self._rotation = None
@@ -585,7 +584,7 @@ class VisionPipeline:
             # reads back at most 23 of 32 squares as the start position, the right one 25 or more
             # (1000 rendered start positions): the windows beside it get a chance to read back better.
             best = (agreement, res, found, self.model, self.colour_weight, self._rotation, self._a1_xy)
-            for fit in windows_beside(to_gray(frame), found):
+            for fit in windows_beside(to_gray(frame, found.view), found):
                 agreement, res = self._learn_on(frame, fit, board)
                 if agreement > best[0]:
                     best = (agreement, res, fit, self.model, self.colour_weight, self._rotation, self._a1_xy)

@@ -49,12 +49,12 @@ def test_reading_follows_the_given_corners_when_localization_fails(monkeypatch, 
     fixed = _pipeline(first.corners, fixed=True)
     assert fixed.learn_start_position(first.image)["ok"]
 
-    def broken(gray):
+    def broken(frame):
         if auto == "absent":
             raise NotFound("no checkerboard found")
         return _shifted_fit(first.corners)
 
-    monkeypatch.setattr(pipeline_module, "localize", broken)
+    monkeypatch.setattr(pipeline_module, "localize_frame", broken)
     fixed.reset_tracking()
     res = fixed.process(later.image)
     assert res.found and res.board == LATER

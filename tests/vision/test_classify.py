@@ -93,7 +93,7 @@ def test_calibration_recovers_a_window_one_square_off(get_scene, monkeypatch, se
                 off = fit  # off by a rank (off by a file can read back 28 of 32: docs/vision.md)
                 break
     assert off is not None, "no window a rank off lies in this picture"
-    monkeypatch.setattr(pipeline, "localize", lambda gray: off)
+    monkeypatch.setattr(pipeline, "localize_frame", lambda frame: off)
     report = VisionPipeline().learn_start_position(sc.start_image)
     assert report["ok"] and report["agreement"] >= 0.9
     side = np.linalg.norm(np.subtract(sc.corners["a1"], sc.corners["h1"])) / 8
@@ -136,7 +136,7 @@ def test_play_holds_to_the_calibrated_window(get_scene, monkeypatch, seed):
     assert offs, "no window one square off lies in this picture"
     side = np.linalg.norm(np.subtract(sc.corners["a1"], sc.corners["h1"])) / 8
     for off in offs:
-        monkeypatch.setattr(pipeline, "localize", lambda gray, off=off: off)
+        monkeypatch.setattr(pipeline, "localize_frame", lambda frame, off=off: off)
         res = VisionPipeline(profile=profile).process(sc.image)
         assert _men(res.board) == _men(sc.board)
         for name, xy in res.corners.items():
@@ -155,7 +155,7 @@ def test_a_board_pushed_off_the_calibrated_grid_keeps_its_own_fit(get_scene, mon
     assert vp.learn_start_position(sc.start_image)["ok"]
     profile = json.loads(json.dumps(vp.profile()))
     pushed = _shifted(localize(to_gray(sc.image)), 0.5, 0.0)
-    monkeypatch.setattr(pipeline, "localize", lambda gray: pushed)
+    monkeypatch.setattr(pipeline, "localize_frame", lambda frame: pushed)
     res = VisionPipeline(profile=profile).process(sc.image)
     side = np.linalg.norm(np.subtract(sc.corners["a1"], sc.corners["h1"])) / 8
     moved = [np.linalg.norm(np.subtract(xy, sc.corners[n])) for n, xy in res.corners.items()]
