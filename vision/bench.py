@@ -291,16 +291,20 @@ def load_photo_labels(root: Path = PHOTO_LABELS) -> list[dict]:
 
 
 def run_photos(root: Path = PHOTO_ROOT) -> dict | None:
-    """Localization on the labelled real photos: found, right window, corner error (see docs/vision.md)."""
+    """The figures on the labelled real photos (see docs/vision.md): localization on every photo, and
+    orientation and the 32 squares on those with an observation label (kings counted as men: the labels
+    write them so)."""
     labels = load_photo_labels()
     if not labels or not root.is_dir():
         return None
     out = {"photos": 0, "found": 0, "right_window": 0, "with_corners": 0, "errors": [], "sb_errors": [],
-           "ms": [], "misses": []}
+           "ms": [], "misses": [], "boards": []}
+    images = {}
     for lab in labels:
         image = cv2.imread(str(root / lab["image"]))
         if image is None:
             continue
+        images[lab["image"]] = image
         out["photos"] += 1
         vp = VisionPipeline()
         t1 = time.perf_counter()
@@ -322,21 +326,84 @@ def run_photos(root: Path = PHOTO_ROOT) -> dict | None:
                 out["sb_errors"].extend(err.tolist())
         else:
             out["misses"].append(lab["image"])
+    with_board = [lab for lab in labels if lab.get("board") and lab.get("a1") and lab["image"] in images]
+    out["boards"] = [read_photo(lab, images, with_board) for lab in with_board]
     return out
+
+
+def read_photo(lab: dict, images: dict[str, np.ndarray], others: list[dict]) -> dict:
+    """One labelled photo read uncalibrated (White's side given by its a1 corner, as in the renders'
+    uncalibrated figures), and calibrated on each other photo of the same board: colours learned from that
+    photo's labelled position, then this photo read with them (the same board under another light and
+    camera position)."""
+    truth = lab["board"]
+    side = np.linalg.norm(np.subtract(lab["corners"][0], lab["corners"][1])) / 8
+
+    def score(profile: dict, squares: str = "net") -> tuple[int, bool]:
+        res = VisionPipeline(profile=profile, squares=squares).process(images[lab["image"]])
+        if not res.found:
+            return 0, False
+        near = float(np.hypot(*np.subtract(res.corners["a1"], lab["a1"]))) < 0.25 * side
+        return sum(g.lower() == t.lower() for g, t in zip(res.board, truth, strict=True)), \
+            res.orientation_ok is True and near
+
+    right, oriented = score({"corners": {"a1": lab["a1"]}})
+    colour = score({"corners": {"a1": lab["a1"]}}, "colour")[0]  # the hand-made colour models, for comparison
+    calibrated: list[tuple[str, int | None]] = []
+    for other in others:
+        if other is lab or other.get("board_id") != lab.get("board_id"):
+            continue
+        teacher = VisionPipeline(profile={"corners": {"a1": other["a1"]}})
+        try:
+            learned = teacher.learn_position(images[other["image"]], other["board"])["ok"]
+        except ValueError:  # too few of a kind on that photo (one light piece on board-v2)
+            learned = False
+        if not learned:
+            calibrated.append((other["image"], None))
+            continue
+        profile = dict(teacher.profile(), corners={"a1": lab["a1"]})
+        calibrated.append((other["image"], score(profile)[0]))
+    return {"image": lab["image"], "right": right, "colour": colour, "oriented": oriented, "calibrated": calibrated}
 
 
 def photo_lines(p: dict) -> list[str]:
     sb = np.array(p["sb_errors"]) if p["sb_errors"] else np.array([np.nan])
-    return [
+    out = [
         f"real photos (../shared/photos, labels in tests/data/photos): {p['photos']} photos, all with a full board",
         f"  board found            {100 * p['found'] / max(p['photos'], 1):.1f} %",
         f"  right 8x8 window       {p['right_window']}/{p['with_corners']} labelled (corners within 1/4 square)",
         f"  corner error           vs the independent findChessboardCornersSB labels ({len(p['sb_errors']) // 4} "
         f"empty boards): median {np.median(sb):.2f} px, worst {np.max(sb):.2f} px",
-        "  orientation, squares   not applicable: the pieces stand on the light squares of these boards",
         f"  ms per 1600x1200 frame full detection median {np.median(p['ms']):.1f}",
         f"  missed                 {', '.join(p['misses']) or '-'}",
     ]
+    boards = p.get("boards") or []
+    if not boards:
+        return out
+    n = len(boards)
+    right = sum(b["right"] for b in boards)
+    cal = [r for b in boards for _, r in b["calibrated"]]
+    cal_read = [r for r in cal if r is not None]
+    out += [
+        f"  with a labelled position: {n} photos (the desafio pieces stand on the light squares: localization only)",
+        f"    orientation (a1 dark, at the labelled corner)  {sum(b['oriented'] for b in boards)}/{n}",
+        f"    squares, kings as men, uncalibrated            {100 * right / (32 * n):.2f} %, boards "
+        f"{sum(b['right'] == 32 for b in boards)}/{n}",
+        f"    same, the colour models alone (no network)     {100 * sum(b['colour'] for b in boards) / (32 * n):.2f} "
+        f"%, boards {sum(b['colour'] == 32 for b in boards)}/{n}",
+    ]
+    if cal and not cal_read:
+        out.append(f"    squares, calibrated on another photo of the board  none: no photo's position could be "
+                   f"learned ({len(cal)} pairs)")
+    elif cal:
+        out.append(f"    squares, calibrated on another photo of the board  "
+                   f"{100 * sum(cal_read) / max(32 * len(cal_read), 1):.2f} %, boards "
+                   f"{sum(r == 32 for r in cal_read)}/{len(cal)} pairs ({len(cal) - len(cal_read)} could not learn)")
+    for b in boards:
+        pairs = ", ".join(f"{'-' if r is None else r}" for _, r in b["calibrated"])
+        out.append(f"    {b['image']}: uncalibrated {b['right']}/32 (colour models {b['colour']}/32), "
+                   f"calibrated {pairs or '-'}")
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:

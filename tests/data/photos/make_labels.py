@@ -1,6 +1,8 @@
 """How the labels in this folder were made (run once by hand; kept so the labelling can be repeated).
 
-    .venv/bin/python tests/data/photos/make_labels.py /work/shared/photos
+    .venv/bin/python tests/data/photos/make_labels.py /work/shared/photos [PHOTO.jpg ...]
+
+(with photo names, only those are labelled again.)
 
 Corners of the 8×8 playing area, in image pixels, for every photo of ../shared/photos:
 
@@ -13,6 +15,12 @@ Corners of the 8×8 playing area, in image pixels, for every photo of ../shared/
 
 The pieces in desafio_damas stand on the *light* squares of a printed board, so those photos carry no
 32-square observation (``board`` null): our observation is defined on the dark squares (čl. 2.4).
+
+The fhgr photos show wooden discs on the playing squares (the darker blue of a blue/green board, the red
+of a red/green one, whose two colours are about equally light). Their observations (``BOARDS``) were read
+by eye from the photos with each dark square's name drawn at its centre; kings are written as men (two
+stacked discs are not told apart with certainty by eye in every photo). ``a1``: the outer corner of a1,
+the bottom-left one in all six (the player sits at the bottom edge, the printed ``A``/``1`` corner).
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent.parent.parent))
 
-from vision.localize import NotFound, _apply, localize, to_gray  # noqa: E402
+from vision.localize import NotFound, _apply, localize_frame, to_gray  # noqa: E402
 
 # Seen by eye on the drawn proposals: the grid must move one square towards this image direction.
 SHIFTS = {
@@ -41,6 +49,17 @@ SHIFTS = {
 EMPTY = {"IMG-20240826-WA0081.jpg", "IMG-20240826-WA0083.jpg", "IMG-20240826-WA0085.jpg",
          "IMG-20240826-WA0087.jpg", "IMG-20240826-WA0089.jpg", "IMG-20240826-WA0091.jpg",
          "IMG-20240827-WA0055.jpg", "IMG-20240827-WA0060.jpg"}
+# Observation order a1, c1, e1, g1, b2, … h8 (docs/DESIGN.md); kings written as men.
+BOARDS = {
+    "board-v2.jpg": "b..b.........w.....b........b..b",
+    "full-board-v2.jpg": "b..b.w....w.bw.w...bw..b..b.bw.b",
+    "full-board.jpg": "wbwb..w.b.b..b..bbww.w.ww..bwbwb",
+    "whites.jpg": "....b......b.....ww........w....",
+    "whites2.jpg": "....b......b.....ww........w....",
+    "whites3.jpg": "....b......b.....ww........w....",
+}
+# Which printed board each fhgr photo shows: "calibrated" figures learn on one photo, read another of it.
+BOARD_IDS = {"board-v2.jpg": "fhgr blue/green", "full-board-v2.jpg": "fhgr blue/green"}
 LATTICE = np.array([[0, 0], [8, 0], [8, 8], [0, 8]], dtype=np.float64)
 
 
@@ -61,9 +80,12 @@ def shifted(h: np.ndarray, direction: tuple[int, int]) -> np.ndarray:
     return _apply(h, LATTICE + np.array(best, dtype=np.float64))
 
 
-def main(root: Path) -> None:
+def main(root: Path, only: set[str]) -> None:
     for path in sorted(root.glob("*/*.jpg")):
-        gray = to_gray(cv2.imread(str(path)))
+        if only and path.name not in only:
+            continue
+        frame = cv2.imread(str(path))
+        gray = to_gray(frame)
         corners, source = None, None
         if path.name in EMPTY:
             c = sb_corners(gray)
@@ -71,7 +93,7 @@ def main(root: Path) -> None:
                 corners, source = c, "findChessboardCornersSB on the empty board (independent of our detector)"
         if corners is None:
             try:
-                fit = localize(gray)
+                fit = localize_frame(frame)
                 if path.name in SHIFTS:
                     corners, source = shifted(fit.h, SHIFTS[path.name]), "detector proposal moved one square by eye"
                 else:
@@ -84,14 +106,19 @@ def main(root: Path) -> None:
             "full_board": True,
             "corners": None if corners is None else np.round(corners, 2).tolist(),
             "corner_source": source,
-            "pieces_on": ("none" if path.name in EMPTY else "light squares") if desafio else "green squares",
-            "board": None,
+            "pieces_on": ("none" if path.name in EMPTY else "light squares") if desafio else "dark squares",
+            "board": BOARDS.get(path.name),
             "note": "corners: outer corners of the 8x8 squares, clockwise in the image, any start",
         }
+        if label["board"] is not None and corners is not None:
+            h_img, _ = gray.shape
+            label["board_id"] = BOARD_IDS.get(path.name, "fhgr red/green")
+            label["a1"] = min(label["corners"], key=lambda p: float(np.hypot(p[0], p[1] - h_img)))
+            label["note"] += "; board: kings written as men"
         out = HERE / f"{path.parent.name}__{path.stem}.json"
         out.write_text(json.dumps(label, indent=1) + "\n", encoding="utf-8")
         print(out.name, source)
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1] if len(sys.argv) > 1 else "/work/shared/photos"))
+    main(Path(sys.argv[1] if len(sys.argv) > 1 else "/work/shared/photos"), set(sys.argv[2:]))
