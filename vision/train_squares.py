@@ -10,18 +10,25 @@
         --boards 4 --seed $s --covered --holding-rate 0.3 --out /tmp/squares_$s.npz; done   # more kings
     for s in 2614 2615; do .venv/bin/python -m vision.train_squares render --scenes 1000 --boards 3 \
         --seed $s --hand-rate 0.9 --covered --holding-rate 0.3 --out /tmp/squares_hands_$s.npz; done
+    .venv/bin/python -m vision.train_squares render --scenes 1000 --boards 4 --seed 2618 --covered \
+        --holding-rate 0.3 --tall-rate 1.0 --out /tmp/squares_tall_2618.npz   # thick pieces
+    .venv/bin/python -m vision.train_squares render --scenes 1000 --boards 3 --seed 2619 --hand-rate 0.9 \
+        --covered --holding-rate 0.3 --tall-rate 1.0 --out /tmp/squares_tall_hands_2619.npz
     SETS="/tmp/squares2.npz /tmp/squares3.npz /tmp/squares_hands.npz /tmp/squares_2612.npz /tmp/squares_2613.npz"
     HANDS="/tmp/squares_hands_2614.npz /tmp/squares_hands_2615.npz"
-    .venv/bin/python -m vision.train_squares train --data $SETS $HANDS --no-strips --epochs 40 \
+    THICK="/tmp/squares_tall_2618.npz /tmp/squares_tall_hands_2619.npz"
+    .venv/bin/python -m vision.train_squares train --data $SETS $HANDS $THICK --no-strips --epochs 40 \
         --out vision/models/squarenet.npz          # the committed square network (colours and hands)
     .venv/bin/python -m vision.train_crowns --data $SETS $HANDS /tmp/squares_2616.npz /tmp/squares_2617.npz \
         --epochs 40 --nets 2 --out vision/models/crownnet.npz   # the committed crown reader (vision/crowns.py)
     # the transfer test: both commands again with --holdout (no held-out wood, piece or light)
 
-Rendering takes about five minutes per thousand scenes on one core; training the square network about
-two (run with ``OPENBLAS_NUM_THREADS=1`` and one job per core: two jobs whose BLAS threads fight over
-two cores ran five times slower). The square network was trained on the seven sets before 2616–2617 were
-rendered; trained on all nine it read the benchmark's squares no better (kept as it was). The sets store
+Rendering takes about five minutes per thousand scenes on one core (seven with four boards each); training
+the square network about three minutes (run with ``OPENBLAS_NUM_THREADS=1`` and one job per core: two
+jobs whose BLAS threads fight over two cores ran five times slower). The square network was trained on
+the seven sets before 2616–2617 were rendered (trained on all nine it read the benchmark's squares no
+better) and, since 2026-11-30, the two sets of thick pieces (2618, 2619: ``--tall-rate``, discs as thick
+as those of the fhgr photos; before them it took light ones for a hand). The sets store
 each square's inputs (``board_inputs``), height strips included, so a change to the strips'
 sampling (``vision.heights``) means rendering them again; the mirrored margins of edge squares
 (``vision.squarenet.mirror_edges``) are applied as a set loads (:func:`load_set`), old sets included.
@@ -83,10 +90,15 @@ def training_board(rng: np.random.Generator) -> str:
     return "".join(sq)
 
 
-def scene_params(rng: np.random.Generator, size: tuple[int, int], holdout_only: bool = False):
+
+
+def scene_params(rng: np.random.Generator, size: tuple[int, int], holdout_only: bool = False,
+                 tall_rate: float = 0.0):
     """Random scene params plus the palette indices used (recorded for the hold-out split).
 
     ``holdout_only`` builds a scene entirely of held-out choices (dark wood, both piece colours, cool light).
+    ``tall_rate``: share of scenes with thick pieces (:func:`vision.render.params.with_thick_pieces`); at 0
+    no random number is drawn for it, so the sets rendered before it came are rendered the same.
     """
     from vision.render import params as P
     from vision.render import random_scene_params
@@ -105,6 +117,8 @@ def scene_params(rng: np.random.Generator, size: tuple[int, int], holdout_only: 
         dark_piece=P._pick(rng, (P.DARK_PIECES[idx["dark_piece"]],)),
         tint=(1.0 + 0.07 * temp, 1.0, 1.0 - 0.06 * temp),
     )
+    if tall_rate > 0 and rng.random() < tall_rate:
+        params = P.with_thick_pieces(params, rng)
     held = (idx["dark_wood"] == HOLDOUT["dark_wood"]) | (idx["light_piece"] == HOLDOUT["light_piece"]) \
         | (idx["dark_piece"] == HOLDOUT["dark_piece"]) | (temp > COOL_LIGHT)
     return params, bool(held)
@@ -125,13 +139,14 @@ def board_samples(image: np.ndarray, corners: dict, rng: np.random.Generator | N
 
 def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_SEED,
                    sizes: tuple[tuple[int, int], ...] | None = None, hand_rate: float = 0.2,
-                   covered: bool = False, holding_rate: float = 0.0) -> dict[str, np.ndarray]:
+                   covered: bool = False, holding_rate: float = 0.0, tall_rate: float = 0.0) -> dict[str, np.ndarray]:
     """Render the training set: inputs, labels (0..5), held-out flag, scene id and square (observation order) per row.
 
     ``sizes``: frame sizes drawn uniformly per scene; None draws 1280×720 (60 %) or 640×360.
     ``hand_rate``: share of boards with a hand or arm over them. Squares the renderer marks occluded are
     left out, or with ``covered`` kept with the label ``COVERED`` (what the network must learn to say
-    when a hand hides a square). ``holding_rate``: share of those hands holding a piece.
+    when a hand hides a square). ``holding_rate``: share of those hands holding a piece. ``tall_rate``:
+    share of scenes with thick pieces (:func:`scene_params`).
     """
     from vision.geometry import SQUARE_NAMES
     from vision.render import HandPose, render_scene
@@ -144,7 +159,7 @@ def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_S
             size = (1280, 720) if rng.random() < 0.6 else (640, 360)
         else:
             size = sizes[int(rng.integers(len(sizes)))]
-        params, is_held = scene_params(rng, size)
+        params, is_held = scene_params(rng, size, tall_rate=tall_rate)
         for _ in range(boards_per_scene):
             board = "wwwwwwwwwwww........bbbbbbbbbbbb" if rng.random() < 0.1 else training_board(rng)
             hand = None
@@ -244,6 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--hand-rate", type=float, default=0.2, help="share of boards with a hand over them")
     r.add_argument("--covered", action="store_true", help="keep occluded squares, labelled covered ('?')")
     r.add_argument("--holding-rate", type=float, default=0.0, help="share of the hands holding a piece")
+    r.add_argument("--tall-rate", type=float, default=0.0, help="share of scenes with thick pieces")
     r.add_argument("--sizes", default=None,
                    help="frame sizes drawn uniformly per scene, e.g. 480x270,640x360 (default: 60 %% 1280x720, "
                         "40 %% 640x360)")
@@ -269,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"train_squares: --sizes must look like 1280x720,640x360, not {args.sizes!r}", file=sys.stderr)
             return 2
         data = render_dataset(args.scenes, args.boards, args.seed, sizes, args.hand_rate, args.covered,
-                              args.holding_rate)
+                              args.holding_rate, args.tall_rate)
         np.savez_compressed(args.out, **data)
         print(f"{len(data['y'])} squares, per class {np.bincount(data['y'], minlength=len(CLASSES)).tolist()}, "
               f"{int(data['held'].sum())} from held-out scenes -> {args.out}")

@@ -6,7 +6,7 @@ sensor) from a ``numpy.random.Generator``; textures are derived from ``texture_s
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -265,3 +265,17 @@ def random_scene_params(
         arm_radius_mm=float(rng.uniform(27, 36)),
         texture_seed=int(rng.integers(2**31)),
     )
+
+
+# Thick pieces: one disc this tall and wide, in fractions of a square. random_scene_params draws discs
+# 0.18–0.3 of a square tall and 0.74–0.86 wide, as tournament sets; some sets are thicker and wider (the
+# wooden discs of the fhgr photos in ../shared/photos: about 0.4 tall, as wide as a square). Used for
+# training sets (vision/train_squares.py --tall-rate) and ``dama bench vision --thick-pieces``.
+THICK_PIECE_HEIGHT = (0.3, 0.48)
+THICK_PIECE_DIAMETER = (0.8, 0.96)
+
+
+def with_thick_pieces(params: SceneParams, rng: np.random.Generator) -> SceneParams:
+    """``params`` with thick pieces (``THICK_PIECE_HEIGHT``, ``THICK_PIECE_DIAMETER``)."""
+    return replace(params, piece_height=float(rng.uniform(*THICK_PIECE_HEIGHT)),
+                   piece_diameter=float(rng.uniform(*THICK_PIECE_DIAMETER)))
