@@ -14,7 +14,7 @@ X-corners in the new frame?
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -84,8 +84,7 @@ def localize_frame(frame: np.ndarray) -> BoardFit:
             fit = localize(to_gray(frame, view))
         except NotFound:
             continue
-        fit = BoardFit(h=fit.h, bright_parity=fit.bright_parity, inliers=fit.inliers, contrast=fit.contrast,
-                       view=view)
+        fit = replace(fit, view=view)
         return with_parity(fit, playing_parity(frame, fit))
     raise failed
 
@@ -99,8 +98,7 @@ def fit_on_corners(frame: np.ndarray, h: np.ndarray) -> BoardFit:
     best: BoardFit | None = None
     for view in (LIGHTNESS, *colour_views(frame)):
         first = refine(to_gray(frame, view), BoardFit(h=h, bright_parity=1, inliers=0, contrast=0.0, view=view))
-        fit = BoardFit(h=h, bright_parity=1 if first.contrast >= 0 else 0, inliers=first.inliers,
-                       contrast=abs(first.contrast), view=view)
+        fit = replace(first, h=h, bright_parity=1 if first.contrast >= 0 else 0, contrast=abs(first.contrast))
         if view != LIGHTNESS:
             fit = with_parity(fit, playing_parity(frame, fit))
         if best is None or fit.contrast > best.contrast:
@@ -119,8 +117,7 @@ def with_parity(fit: BoardFit, dark: int) -> BoardFit:
     and sign, and tracking's polarity test holds)."""
     if (1 - dark) == fit.bright_parity:
         return fit
-    return BoardFit(h=fit.h, bright_parity=1 - dark, inliers=fit.inliers, contrast=fit.contrast,
-                    view=negated(fit.view))
+    return replace(fit, bright_parity=1 - dark, view=negated(fit.view))
 
 
 # The class whose 32 cells differ more among themselves holds the pieces when its spread is this many times
@@ -282,7 +279,7 @@ def shifted(board: BoardFit, du: float, dv: float) -> BoardFit:
     """The window ``(du, dv)`` squares from ``board`` on the same lattice (light parity follows), unrefined."""
     h = board.h @ np.array([[1.0, 0.0, du], [0.0, 1.0, dv], [0.0, 0.0, 1.0]])
     parity = board.bright_parity if (du + dv) % 2 == 0 else 1 - board.bright_parity
-    return BoardFit(h=h, bright_parity=parity, inliers=0, contrast=0.0, view=board.view)
+    return replace(board, h=h, bright_parity=parity, inliers=0, contrast=0.0)
 
 
 def windows_beside(gray: np.ndarray, board: BoardFit) -> list[BoardFit]:
@@ -481,10 +478,8 @@ def refine(gray: np.ndarray, board: BoardFit) -> BoardFit:
     if good.sum() >= 6:
         h_new, inl = _robust_homography(INNER_UV[good], refined[good], tol=max(1.0, 0.08 * float(np.median(step))))
         if h_new is not None and inl >= 6:
-            return BoardFit(h=h_new, bright_parity=board.bright_parity, inliers=inl, contrast=contrast,
-                            view=board.view)
-    return BoardFit(h=h, bright_parity=board.bright_parity, inliers=int(good.sum()), contrast=contrast,
-                    view=board.view)
+            return replace(board, h=h_new, inliers=inl, contrast=contrast)
+    return replace(board, h=h, inliers=int(good.sum()), contrast=contrast)
 
 
 def _robust_homography(src: np.ndarray, dst: np.ndarray, tol: float) -> tuple[np.ndarray | None, int]:

@@ -49,6 +49,8 @@ def draw_overlay(frame: np.ndarray, res, highlight=(), masked=()) -> np.ndarray:
             cv2.circle(out, centre, rad, (0, 0, 255) if ch in "wbWB" else COLOURS[ch], scale, cv2.LINE_AA)
             if ch in "WB":
                 cv2.circle(out, centre, rad + 3 * scale, (0, 215, 255), scale, cv2.LINE_AA)
+        if name not in muted and name not in hl:
+            continue
         quad = img(np.array([[f * cell, (7 - r) * cell], [(f + 1) * cell, (7 - r) * cell],
                              [(f + 1) * cell, (8 - r) * cell], [f * cell, (8 - r) * cell]])).round().astype(np.int32)
         if name in muted:
