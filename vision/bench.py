@@ -1,14 +1,16 @@
 """`dama bench vision`: the vision figures on seeded rendered scenes and on the labelled real photos.
 
     dama bench vision [--n 300] [--size 1280x720] [--seed 1] [--photos-only] [--no-photos] [--thick-pieces]
+                      [--printed-boards]
 
 Every scene is a fresh random camera, board, light and table (``vision.render``); a fifth show the start
 position, the rest random mid-game positions with kings; some have a hand over the board and some are
 mirrored (a board placed with a light corner on the players' left, čl. 2.4). Each scene is read twice:
 uncalibrated (no profile) and calibrated (colour model learned from a start-position frame of the same
 scene, as ``dama calibrate`` would). ``--thick-pieces`` renders the same scenes with pieces thicker and
-wider than a tournament set's (``vision.render.params.with_thick_pieces``). Progress goes to stderr,
-figures to stdout.
+wider than a tournament set's (``vision.render.params.with_thick_pieces``), ``--printed-boards`` on
+printed boards of flat colours of any hue instead of wood (``vision.render.params.with_printed_board``).
+Progress goes to stderr, figures to stdout.
 """
 
 from __future__ import annotations
@@ -212,14 +214,15 @@ def _hand_over_board(mask: np.ndarray, corners: dict) -> bool:
 
 
 def scene_draws(n: int, size: tuple[int, int], seed: int,
-                thick: bool = False) -> Iterator[tuple[int, Any, str, Any, bool]]:
+                thick: bool = False, printed: bool = False) -> Iterator[tuple[int, Any, str, Any, bool]]:
     """The benchmark's seeded scenes as drawn, nothing rendered yet: (index, scene parameters, board, hand
     or None, mirrored). A test can take any one scene of the benchmark without rendering those before it.
     ``thick``: the same scenes with thick pieces (``vision.render.params.with_thick_pieces``, drawn from a
-    generator of their own, so everything else stays as it was)."""
+    generator of their own, so everything else stays as it was); ``printed``: on printed boards
+    (``vision.render.params.with_printed_board``, likewise)."""
     from vision.geometry import SQUARE_NAMES
     from vision.render import HandPose, random_scene_params
-    from vision.render.params import with_thick_pieces
+    from vision.render.params import with_printed_board, with_thick_pieces
 
     rng = np.random.default_rng(seed)
     for i in range(n):
@@ -232,18 +235,22 @@ def scene_draws(n: int, size: tuple[int, int], seed: int,
         mirrored = rng.random() < 0.1
         if thick:
             params = with_thick_pieces(params, np.random.default_rng([seed, i, THICK_STREAM]))
+        if printed:
+            params = with_printed_board(params, np.random.default_rng([seed, i, PRINTED_STREAM]))
         yield i, params, board, hand, mirrored
 
 
 THICK_STREAM = 7  # the thick pieces' own random stream beside the scenes' seed
+PRINTED_STREAM = 8  # the printed boards' own
 
 
-def run_synthetic(n: int, size: tuple[int, int], seed: int, thick: bool = False) -> tuple[Tally, Tally]:
+def run_synthetic(n: int, size: tuple[int, int], seed: int, thick: bool = False,
+                  printed: bool = False) -> tuple[Tally, Tally]:
     from vision.render import render_scene
 
     calibrated, default = Tally(), Tally()
     t0 = time.time()
-    for i, params, board, hand, mirrored in scene_draws(n, size, seed, thick):
+    for i, params, board, hand, mirrored in scene_draws(n, size, seed, thick, printed):
         r = render_scene(board, params, hand=hand, seed=i)
         hand_on_board = hand is not None and _hand_over_board(r.hand_mask, r.corners)
         start = render_scene(START_BOARD, params, seed=10_000 + i)
@@ -426,6 +433,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--photos-only", action="store_true", help="only the real photos")
     ap.add_argument("--thick-pieces", action="store_true",
                     help="the same scenes with thick pieces (0.3-0.48 of a square tall, 0.8-0.96 wide)")
+    ap.add_argument("--printed-boards", action="store_true",
+                    help="the same scenes on printed boards (flat colours of any hue, no wood grain)")
     args = ap.parse_args(argv or [])
     try:
         w, h = (int(v) for v in args.size.lower().split("x"))
@@ -433,10 +442,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"dama bench vision: --size must look like 1280x720, not {args.size!r}", file=sys.stderr)
         return 2
     cv2.setNumThreads(1)  # the figures are per core
-    thick = ", thick pieces" if args.thick_pieces else ""
-    print(f"dama bench vision  (seed {args.seed}, {w}x{h}{thick}, one OpenCV thread)")
+    kinds = "".join([", thick pieces"] * args.thick_pieces + [", printed boards"] * args.printed_boards)
+    print(f"dama bench vision  (seed {args.seed}, {w}x{h}{kinds}, one OpenCV thread)")
     if not args.photos_only:
-        calibrated, default = run_synthetic(args.n, (w, h), args.seed, args.thick_pieces)
+        calibrated, default = run_synthetic(args.n, (w, h), args.seed, args.thick_pieces,
+                                            args.printed_boards)
         print("\n".join(calibrated.lines("rendered, calibrated (colour model from the start position)")))
         print("\n".join(default.lines("rendered, uncalibrated (default colour model; the caller gives a1)")))
     if not args.no_photos:

@@ -197,3 +197,29 @@ def test_camera_rotation_moves_the_truth() -> None:
     assert np.linalg.norm(a - b, axis=1).max() > 3
     assert np.allclose(turned.camera.project(p.geometry.playing_corners3d()), b)
     assert np.allclose(turned.camera.position, p.camera.position)  # turned about its own centre
+
+
+def _square_spread(image: np.ndarray, corners: dict, parity: int) -> float:
+    """Median lightness spread inside the squares of one colour (their middle half), in a 40-px top view."""
+    import cv2
+
+    src = np.float32([corners[k] for k in ("a1", "h1", "h8", "a8")])
+    dst = np.float32([[0, 320], [320, 320], [320, 0], [0, 0]])
+    grey = cv2.cvtColor(cv2.warpPerspective(image, cv2.getPerspectiveTransform(src, dst), (320, 320)),
+                        cv2.COLOR_BGR2GRAY).astype(float)
+    spreads = [grey[r * 40 + 10:r * 40 + 30, f * 40 + 10:f * 40 + 30].std()
+               for r in range(8) for f in range(8) if (r + f) % 2 == parity]
+    return float(np.median(spreads))
+
+
+def test_a_printed_board_is_flat_where_wood_shows_grain() -> None:
+    from vision.render.params import with_printed_board
+
+    base = random_scene_params(np.random.default_rng(11), size=(1280, 720), fill=(0.9, 0.95))
+    base = replace(clean(base), tilt_deg=0.0, gradient=(0.0, 0.0), vignette=0.0, cast_shadows=())
+    printed = with_printed_board(base, np.random.default_rng(2))
+    wood = replace(printed, board_finish="wood")  # the same colours, with grain
+    flat, grain = render_scene(EMPTY, printed), render_scene(EMPTY, wood)
+    for parity in (0, 1):  # light and dark squares
+        a, b = _square_spread(flat.image, flat.corners, parity), _square_spread(grain.image, grain.corners, parity)
+        assert a < 0.5 * b, (parity, a, b)

@@ -55,10 +55,18 @@ def board_texture(params: SceneParams, rng: np.random.Generator, ppmm: float) ->
     n = int(np.ceil((x1 - x0) * ppmm))
     sq = g.square_mm * ppmm
     big = int(np.ceil(sq * 3)) + 2
-    ring_l, ring_d = rng.uniform(2.5, 6), rng.uniform(2.5, 7)
-    light = textures.wood(rng, (big, big), params.light_wood, ppmm, ring_mm=ring_l, contrast=rng.uniform(0.1, 0.24))
-    dark = textures.wood(rng, (big, big), params.dark_wood, ppmm, ring_mm=ring_d, contrast=rng.uniform(0.15, 0.35))
-    frame_tex = textures.wood(rng, (n, n), params.frame_wood, ppmm, ring_mm=rng.uniform(3, 8), contrast=0.3)
+    printed = params.board_finish == "printed"
+    if printed:  # flat inks on card or vinyl: no grain, no veneer joints
+        light = textures.printed(rng, (big, big), params.light_wood, ppmm)
+        dark = textures.printed(rng, (big, big), params.dark_wood, ppmm)
+        frame_tex = textures.printed(rng, (n, n), params.frame_wood, ppmm)
+    else:
+        ring_l, ring_d = rng.uniform(2.5, 6), rng.uniform(2.5, 7)
+        light = textures.wood(rng, (big, big), params.light_wood, ppmm, ring_mm=ring_l,
+                              contrast=rng.uniform(0.1, 0.24))
+        dark = textures.wood(rng, (big, big), params.dark_wood, ppmm, ring_mm=ring_d,
+                             contrast=rng.uniform(0.15, 0.35))
+        frame_tex = textures.wood(rng, (n, n), params.frame_wood, ppmm, ring_mm=rng.uniform(3, 8), contrast=0.3)
     img = np.empty((n, n, 3), dtype=np.uint8)
     # frame: strips along x at the White/Black edges, along y at the sides, mitred at the corners
     uu, vv = np.meshgrid(np.arange(n), np.arange(n))
@@ -79,22 +87,24 @@ def board_texture(params: SceneParams, rng: np.random.Generator, ppmm: float) ->
             b0, b1 = edges[f], edges[f + 1]
             oy, ox = rng.integers(0, big - (a1 - a0) + 1), rng.integers(0, big - (b1 - b0) + 1)
             block = src[oy : oy + (a1 - a0), ox : ox + (b1 - b0)]
-            if params.grain_alternate and (f + r) % 2 == 1:
+            if params.grain_alternate and (f + r) % 2 == 1 and not printed:
                 m = min(a1 - a0, b1 - b0)
                 block = src[oy : oy + m, ox : ox + m].transpose(1, 0, 2)
                 block = cv2.resize(block, (b1 - b0, a1 - a0))
             tone = rng.uniform(0.94, 1.06)
+            if printed:  # one ink for all squares of a colour
+                tone = 1.0 + 0.25 * (tone - 1.0)
             img[a0:a1, b0:b1] = np.clip(block * tone, 0, 255).astype(np.uint8)
     img = _veneer_edges(img, exact)
     line = (25, 30, 35)
     lw = max(1, int(round(0.7 * ppmm)))
-    # veneer joints: every square edge shows as a faint dark seam, even without inlaid lines
-    seams = img.copy()
-    sw = max(1, int(round(0.35 * ppmm)))
-    for e in at:
-        cv2.line(seams, (int(at[0]), int(e)), (int(at[-1]), int(e)), line, sw, cv2.LINE_AA, 4)
-        cv2.line(seams, (int(e), int(at[0])), (int(e), int(at[-1])), line, sw, cv2.LINE_AA, 4)
-    img = cv2.addWeighted(img, 0.7, seams, 0.3, 0)
+    if not printed:  # veneer joints: every square edge shows as a faint dark seam, even without inlaid lines
+        seams = img.copy()
+        sw = max(1, int(round(0.35 * ppmm)))
+        for e in at:
+            cv2.line(seams, (int(at[0]), int(e)), (int(at[-1]), int(e)), line, sw, cv2.LINE_AA, 4)
+            cv2.line(seams, (int(e), int(at[0])), (int(e), int(at[-1])), line, sw, cv2.LINE_AA, 4)
+        img = cv2.addWeighted(img, 0.7, seams, 0.3, 0)
     if params.border_lines:
         for e in at:
             cv2.line(img, (int(at[0]), int(e)), (int(at[-1]), int(e)), line, lw, cv2.LINE_AA, 4)

@@ -6,6 +6,7 @@ sensor) from a ``numpy.random.Generator``; textures are derived from ``texture_s
 
 from __future__ import annotations
 
+import colorsys
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -73,6 +74,7 @@ class SceneParams:
     dark_wood: BGR = DARK_WOODS[0]
     frame_wood: BGR = FRAME_WOODS[0]
     grain_alternate: bool = True  # squares' grain turned 90° on alternate squares
+    board_finish: str = "wood"  # "wood" (veneer with grain) or "printed" (flat colours: card, vinyl)
     border_lines: bool = False
     # pieces
     light_piece: BGR = LIGHT_PIECES[0]
@@ -104,6 +106,10 @@ class SceneParams:
     sleeve: BGR = SLEEVES[0]
     arm_radius_mm: float = 32.0
     texture_seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.board_finish not in ("wood", "printed"):
+            raise ValueError(f"board_finish must be 'wood' or 'printed', got {self.board_finish!r}")
 
     @property
     def size(self) -> tuple[int, int]:
@@ -279,3 +285,46 @@ def with_thick_pieces(params: SceneParams, rng: np.random.Generator) -> ScenePar
     """``params`` with thick pieces (``THICK_PIECE_HEIGHT``, ``THICK_PIECE_DIAMETER``)."""
     return replace(params, piece_height=float(rng.uniform(*THICK_PIECE_HEIGHT)),
                    piece_diameter=float(rng.uniform(*THICK_PIECE_DIAMETER)))
+
+
+# Printed boards: flat colours on card, vinyl or cloth, no grain and no veneer joints: roll-up tournament
+# boards, printed sets, the fhgr photos' red/green and blue/green boards in ../shared/photos. Their
+# colours are unlike any wood: the playing colour may be any hue, and the other colour may be as light as
+# it (the red/green board), so lightness alone does not tell them apart. Used for training sets
+# (vision/train_squares.py --printed-rate) and ``dama bench vision --printed-boards``.
+def _hsv_bgr(h: float, s: float, v: float) -> BGR:
+    r, g, b = colorsys.hsv_to_rgb(h % 1.0, s, v)
+    return (255.0 * b, 255.0 * g, 255.0 * r)
+
+
+def _luma(bgr: BGR) -> float:
+    return 0.114 * bgr[0] + 0.587 * bgr[1] + 0.299 * bgr[2]
+
+
+def printed_palette(rng: np.random.Generator) -> tuple[BGR, BGR, BGR]:
+    """(light, dark, frame) colours of a random printed board.
+
+    The playing ("dark") colour is any hue, from greyish to saturated. The other is, half the time, a
+    pale paper or cream; otherwise a second hue at least a fifth of the colour wheel away, no darker than
+    0.8 of the playing colour's lightness (so some boards are nearly equal in lightness). The border is
+    the light colour, white, or the playing colour.
+    """
+    hue = float(rng.uniform(0, 1))
+    dark = _hsv_bgr(hue, float(rng.uniform(0.3, 0.95)), float(rng.uniform(0.3, 0.75)))
+    if rng.random() < 0.5:
+        light = _hsv_bgr(float(rng.uniform(0, 1)), float(rng.uniform(0.0, 0.3)), float(rng.uniform(0.75, 0.95)))
+    else:
+        while True:
+            light = _hsv_bgr(hue + float(rng.uniform(0.2, 0.8)), float(rng.uniform(0.3, 0.9)),
+                             float(rng.uniform(0.4, 0.95)))
+            if _luma(light) >= 0.8 * _luma(dark):
+                break
+    kind = rng.random()
+    frame = light if kind < 0.4 else _hsv_bgr(0.0, 0.0, float(rng.uniform(0.85, 0.97))) if kind < 0.7 else dark
+    return light, dark, frame
+
+
+def with_printed_board(params: SceneParams, rng: np.random.Generator) -> SceneParams:
+    """``params`` with a printed board (:func:`printed_palette`) instead of a wooden one."""
+    light, dark, frame = printed_palette(rng)
+    return replace(params, board_finish="printed", light_wood=light, dark_wood=dark, frame_wood=frame)

@@ -1,4 +1,4 @@
-"""Procedural textures: wood with grain, table cloth, table wood planks, clutter.
+"""Procedural textures: wood with grain, printed colour, table cloth, table wood planks, clutter.
 
 All functions take a ``numpy.random.Generator`` and return BGR uint8 images; the same generator state
 gives the same texture. Sizes are in texture pixels, physical scales in mm via ``ppmm`` (px per mm).
@@ -54,6 +54,16 @@ def wood(
     sat = np.array([1.25, 1.1, 0.95], dtype=np.float32)
     dark = (1.0 - v)[..., None]
     img = base[None, None, :] * (1.0 - dark * sat[None, None, :])
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def printed(rng: np.random.Generator, shape: tuple[int, int], color_bgr, ppmm: float) -> np.ndarray:
+    """A flat printed colour on card or vinyl: slow uneven inking and a faint fine mottle, no grain."""
+    h, w = shape
+    slow = smooth_noise(rng, shape, (h / ppmm / 60 + 2, w / ppmm / 60 + 2))
+    fine = smooth_noise(rng, shape, (h / 3 + 2, w / 3 + 2)) if ppmm > 0.5 else 0
+    v = 1.0 + 0.025 * slow + 0.015 * fine
+    img = np.array(color_bgr, dtype=np.float32)[None, None, :] * v[..., None]
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
