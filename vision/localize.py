@@ -76,7 +76,7 @@ def localize_frame(frame: np.ndarray) -> BoardFit:
     when no view shows a board (its reason is the one users understand).
     """
     try:
-        return localize(to_gray(frame))
+        return _pieces_on_the_lighter_colour(frame, localize(to_gray(frame)))
     except NotFound as exc:
         failed = exc
     for view in colour_views(frame):
@@ -127,20 +127,50 @@ def with_parity(fit: BoardFit, dark: int) -> BoardFit:
 PIECE_SPREAD_RATIO = 1.25
 
 
+def _pieces_on_the_lighter_colour(frame: np.ndarray, fit: BoardFit) -> BoardFit:
+    """A board found in lightness whose two colours differ more in hue than in lightness (a printed
+    purple/green board, say) may have its pieces on the lighter colour; then they say which colour plays
+    (:func:`playing_parity`) and the fit moves to the colour view that separates the colours, turned so
+    that the light squares are the brighter ones there, as tracking's polarity test expects. A wooden
+    board's colours differ in lightness far more than in hue, and it is returned as it is."""
+    if frame.ndim == 2:
+        return fit
+    lab = _cell_colours(frame, fit)
+    parity = (np.arange(64) % 8 + np.arange(64) // 8) % 2
+    light = np.median(lab[parity == fit.bright_parity], axis=0)
+    dark = np.median(lab[parity != fit.bright_parity], axis=0)
+    diff = light - dark
+    if np.hypot(diff[1], diff[2]) <= abs(diff[0]):
+        return fit
+    playing = playing_parity(frame, fit)
+    if playing != fit.bright_parity:
+        return fit
+    view = "a" if abs(diff[1]) >= abs(diff[2]) else "b"
+    first = refine(to_gray(frame, view), BoardFit(h=fit.h, bright_parity=1, inliers=0, contrast=0.0, view=view))
+    moved = replace(first, h=fit.h, bright_parity=1 if first.contrast >= 0 else 0, contrast=abs(first.contrast))
+    return with_parity(moved, playing)
+
+
+def _cell_colours(frame: np.ndarray, fit: BoardFit) -> np.ndarray:
+    """(64, 3) mean Lab colour of each cell's middle (nine samples), cells in lattice order (i + 8 j)."""
+    uv = np.array([[i + 0.5, j + 0.5] for j in range(8) for i in range(8)])
+    offs = np.array([[dx, dy] for dx in (-0.2, 0.0, 0.2) for dy in (-0.2, 0.0, 0.2)])
+    xy = _apply(fit.h, (uv[:, None, :] + offs[None]).reshape(-1, 2)).astype(np.float32)
+    vals = cv2.remap(frame, xy[:, 0:1], xy[:, 1:2], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    lab = cv2.cvtColor(vals.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(64, len(offs), 3).astype(np.float32)
+    return lab.mean(axis=1)
+
+
 def playing_parity(frame: np.ndarray, fit: BoardFit) -> int:
-    """Parity (i + j) % 2 of the playing squares, for a board found in a colour view.
+    """Parity (i + j) % 2 of the playing squares, for a board found in a colour view (or in lightness but
+    with colours that differ more in hue than in lightness).
 
     The light squares are always empty (čl. 2.4: the pieces stand on the dark squares), so their 32
     cells look alike, while the playing squares hold light pieces, dark pieces and bare squares. The
     spread of a class is the mean distance of its cells' mean Lab colours from the class's median: a few
     pieces already raise it well above the bare squares' noise.
     When the spreads do not tell, the class darker in lightness plays, as on every other board."""
-    uv = np.array([[i + 0.5, j + 0.5] for j in range(8) for i in range(8)])
-    offs = np.array([[dx, dy] for dx in (-0.2, 0.0, 0.2) for dy in (-0.2, 0.0, 0.2)])
-    xy = _apply(fit.h, (uv[:, None, :] + offs[None]).reshape(-1, 2)).astype(np.float32)
-    vals = cv2.remap(frame, xy[:, 0:1], xy[:, 1:2], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    lab = cv2.cvtColor(vals.reshape(-1, 1, 3), cv2.COLOR_BGR2LAB).reshape(64, len(offs), 3).astype(np.float32)
-    colour = lab.mean(axis=1)
+    colour = _cell_colours(frame, fit)
     parity = (np.arange(64) % 8 + np.arange(64) // 8) % 2
     spread, lightness = [], []
     for p in (0, 1):

@@ -20,11 +20,14 @@ import numpy as np
 LIGHTNESS = "L"
 VIEWS = (LIGHTNESS, "a", "b")
 CHROMA_GAIN = 2.0  # Lab a*/b* (8-bit, 128 neutral) spread about neutral grey: red vs green ≈ 80 → 160 levels
-# A colour view is tried only when its channel varies this much over the frame (8-bit Lab units, standard
-# deviation on a 160×90 copy): a near-grey picture has nothing to find there. For scale: 17–22 in a* on the
-# red/green photos, 10–11 on the blue/green ones; on the renders' wooden scenes a* 1–12 (median 4) and
-# b* 2–28 (median 6), so on renders the views are mostly tried whenever lightness finds no board.
+# A colour view is tried only when its channel varies this much somewhere in the frame (8-bit Lab units:
+# the 99th percentile of the standard deviation in 9×9 windows of a 160×90 copy, a window being about a
+# square of a board a third of the frame wide): a near-grey picture has nothing to find there. Measured
+# over the whole frame instead, a small printed board on a large dark or wooden table did not count
+# (two of the first 100 printed boards of `dama bench vision --printed-boards`, 2026-11-30). For scale, on
+# the benchmark's renders: wooden scenes 3–25 (median a* 7, b* 9), printed boards 7–34 (median 19).
 MIN_CHROMA_SPREAD = 6.0
+CHROMA_WINDOW = 9
 _CHANNEL = {"a": 1, "b": 2}
 GREY_WEIGHTS = np.array([0.114, 0.587, 0.299], dtype=np.float32)  # B, G, R (cv2.COLOR_BGR2GRAY)
 
@@ -52,12 +55,20 @@ def view_values(bgr: np.ndarray, view: str = LIGHTNESS) -> np.ndarray:
 
 
 def colour_views(frame: np.ndarray) -> list[str]:
-    """The colour views worth a search in ``frame``: those whose channel varies over it."""
+    """The colour views worth a search in ``frame``: those whose channel varies somewhere in it."""
     if frame.ndim == 2:
         return []
     small = cv2.resize(frame, (160, 90), interpolation=cv2.INTER_AREA)
-    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB)
-    return [v for v in VIEWS[1:] if float(lab[..., _CHANNEL[v]].std()) >= MIN_CHROMA_SPREAD]
+    lab = cv2.cvtColor(small, cv2.COLOR_BGR2LAB).astype(np.float32)
+    return [v for v in VIEWS[1:] if local_spread(lab[..., _CHANNEL[v]]) >= MIN_CHROMA_SPREAD]
+
+
+def local_spread(channel: np.ndarray) -> float:
+    """The 99th percentile of ``channel``'s standard deviation in ``CHROMA_WINDOW``-px square windows."""
+    k = (CHROMA_WINDOW, CHROMA_WINDOW)
+    mean = cv2.blur(channel, k)
+    var = cv2.blur(channel * channel, k) - mean * mean
+    return float(np.percentile(np.sqrt(np.maximum(var, 0.0)), 99))
 
 
 def negated(view: str) -> str:

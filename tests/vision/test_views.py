@@ -96,6 +96,33 @@ def test_the_playing_colour_follows_the_pieces_not_the_colours():
         assert np.min(np.linalg.norm(dark_corners - p, axis=1)) < 0.1 * CELL
 
 
+PURPLE = (150, 45, 145)  # BGR; darker than LIGHT_GREEN in L* (97 against 141), far apart in a* and b*
+LIGHT_GREEN = (30, 150, 70)
+
+
+@pytest.mark.parametrize("angle,seed", [(10, 7), (-120, 8)])
+def test_pieces_on_the_lighter_of_two_hues_make_it_the_playing_colour(angle, seed):
+    """Lightness finds this board and would make the darker purple the playing colour; the pieces stand
+    on the lighter green (čl. 2.4: the light squares are always empty), so green plays, and the fit moves
+    to a colour view in which the purple squares are the brighter ones, for tracking's polarity test."""
+    frame, truth = _photo(_flat_board(LIGHT_GREEN, PURPLE, 14, seed), angle, seed)
+    assert localize(to_gray(frame)).view == LIGHTNESS  # the premise: lightness alone finds the board
+    fit = localize_frame(frame)
+    assert fit.view != LIGHTNESS
+    dark_corners = _a1_corner(fit)
+    for p in (truth[0], truth[2]):
+        assert np.min(np.linalg.norm(dark_corners - p, axis=1)) < 0.1 * CELL
+    assert check_fit(frame, fit)
+
+
+def test_an_empty_board_of_two_hues_keeps_the_darker_colour_playing():
+    frame, truth = _photo(_flat_board(PURPLE, LIGHT_GREEN, 0, 9), 30, 9)
+    fit = localize_frame(frame)
+    dark_corners = _a1_corner(fit)
+    for p in (truth[0], truth[2]):
+        assert np.min(np.linalg.norm(dark_corners - p, axis=1)) < 0.1 * CELL
+
+
 def test_a_wooden_board_stays_in_lightness():
     frame, _ = _photo(_flat_board((60, 90, 140), (150, 200, 230), 10, 6), 10, 6)
     assert localize_frame(frame).view == LIGHTNESS
