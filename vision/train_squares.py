@@ -14,10 +14,15 @@
         --holding-rate 0.3 --tall-rate 1.0 --out /tmp/squares_tall_2618.npz   # thick pieces
     .venv/bin/python -m vision.train_squares render --scenes 1000 --boards 3 --seed 2619 --hand-rate 0.9 \
         --covered --holding-rate 0.3 --tall-rate 1.0 --out /tmp/squares_tall_hands_2619.npz
+    .venv/bin/python -m vision.train_squares render --scenes 1000 --boards 4 --seed 2620 --covered \
+        --holding-rate 0.3 --tall-rate 0.4 --printed-rate 1.0 --out /tmp/squares_printed_2620.npz   # printed
+    .venv/bin/python -m vision.train_squares render --scenes 1000 --boards 3 --seed 2621 --hand-rate 0.9 \
+        --covered --holding-rate 0.3 --tall-rate 0.4 --printed-rate 1.0 --out /tmp/squares_printed_hands_2621.npz
     SETS="/tmp/squares2.npz /tmp/squares3.npz /tmp/squares_hands.npz /tmp/squares_2612.npz /tmp/squares_2613.npz"
     HANDS="/tmp/squares_hands_2614.npz /tmp/squares_hands_2615.npz"
     THICK="/tmp/squares_tall_2618.npz /tmp/squares_tall_hands_2619.npz"
-    .venv/bin/python -m vision.train_squares train --data $SETS $HANDS $THICK --no-strips --epochs 40 \
+    PRINTED="/tmp/squares_printed_2620.npz /tmp/squares_printed_hands_2621.npz"
+    .venv/bin/python -m vision.train_squares train --data $SETS $HANDS $THICK $PRINTED --no-strips --epochs 40 \
         --out vision/models/squarenet.npz          # the committed square network (colours and hands)
     .venv/bin/python -m vision.train_crowns --data $SETS $HANDS /tmp/squares_2616.npz /tmp/squares_2617.npz \
         --epochs 40 --nets 2 --out vision/models/crownnet.npz   # the committed crown reader (vision/crowns.py)
@@ -28,7 +33,10 @@ the square network about three minutes (run with ``OPENBLAS_NUM_THREADS=1`` and 
 jobs whose BLAS threads fight over two cores ran five times slower). The square network was trained on
 the seven sets before 2616–2617 were rendered (trained on all nine it read the benchmark's squares no
 better) and, since 2026-11-30, the two sets of thick pieces (2618, 2619: ``--tall-rate``, discs as thick
-as those of the fhgr photos; before them it took light ones for a hand). The sets store
+as those of the fhgr photos; before them it took light ones for a hand) and the two of printed boards
+(2620, 2621: ``--printed-rate``, flat colours of any hue; before them the fhgr photos' saturated empty
+squares read as pieces). Each set is described (``squarenet.describe``) as it loads, so eleven sets fit
+in memory (their raw inputs together did not, on a 24 GB machine). The sets store
 each square's inputs (``board_inputs``), height strips included, so a change to the strips'
 sampling (``vision.heights``) means rendering them again; the mirrored margins of edge squares
 (``vision.squarenet.mirror_edges``) are applied as a set loads (:func:`load_set`), old sets included.
@@ -93,12 +101,14 @@ def training_board(rng: np.random.Generator) -> str:
 
 
 def scene_params(rng: np.random.Generator, size: tuple[int, int], holdout_only: bool = False,
-                 tall_rate: float = 0.0):
+                 tall_rate: float = 0.0, printed_rate: float = 0.0):
     """Random scene params plus the palette indices used (recorded for the hold-out split).
 
     ``holdout_only`` builds a scene entirely of held-out choices (dark wood, both piece colours, cool light).
     ``tall_rate``: share of scenes with thick pieces (:func:`vision.render.params.with_thick_pieces`); at 0
     no random number is drawn for it, so the sets rendered before it came are rendered the same.
+    ``printed_rate``: share of scenes on a printed board (:func:`vision.render.params.with_printed_board`),
+    likewise drawn only when above 0.
     """
     from vision.render import params as P
     from vision.render import random_scene_params
@@ -119,6 +129,8 @@ def scene_params(rng: np.random.Generator, size: tuple[int, int], holdout_only: 
     )
     if tall_rate > 0 and rng.random() < tall_rate:
         params = P.with_thick_pieces(params, rng)
+    if printed_rate > 0 and rng.random() < printed_rate:
+        params = P.with_printed_board(params, rng)
     held = (idx["dark_wood"] == HOLDOUT["dark_wood"]) | (idx["light_piece"] == HOLDOUT["light_piece"]) \
         | (idx["dark_piece"] == HOLDOUT["dark_piece"]) | (temp > COOL_LIGHT)
     return params, bool(held)
@@ -139,14 +151,15 @@ def board_samples(image: np.ndarray, corners: dict, rng: np.random.Generator | N
 
 def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_SEED,
                    sizes: tuple[tuple[int, int], ...] | None = None, hand_rate: float = 0.2,
-                   covered: bool = False, holding_rate: float = 0.0, tall_rate: float = 0.0) -> dict[str, np.ndarray]:
+                   covered: bool = False, holding_rate: float = 0.0, tall_rate: float = 0.0,
+                   printed_rate: float = 0.0) -> dict[str, np.ndarray]:
     """Render the training set: inputs, labels (0..5), held-out flag, scene id and square (observation order) per row.
 
     ``sizes``: frame sizes drawn uniformly per scene; None draws 1280×720 (60 %) or 640×360.
     ``hand_rate``: share of boards with a hand or arm over them. Squares the renderer marks occluded are
     left out, or with ``covered`` kept with the label ``COVERED`` (what the network must learn to say
     when a hand hides a square). ``holding_rate``: share of those hands holding a piece. ``tall_rate``:
-    share of scenes with thick pieces (:func:`scene_params`).
+    share of scenes with thick pieces, ``printed_rate`` on a printed board (:func:`scene_params`).
     """
     from vision.geometry import SQUARE_NAMES
     from vision.render import HandPose, render_scene
@@ -159,7 +172,7 @@ def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_S
             size = (1280, 720) if rng.random() < 0.6 else (640, 360)
         else:
             size = sizes[int(rng.integers(len(sizes)))]
-        params, is_held = scene_params(rng, size, tall_rate=tall_rate)
+        params, is_held = scene_params(rng, size, tall_rate=tall_rate, printed_rate=printed_rate)
         for _ in range(boards_per_scene):
             board = "wwwwwwwwwwww........bbbbbbbbbbbb" if rng.random() < 0.1 else training_board(rng)
             hand = None
@@ -260,6 +273,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--covered", action="store_true", help="keep occluded squares, labelled covered ('?')")
     r.add_argument("--holding-rate", type=float, default=0.0, help="share of the hands holding a piece")
     r.add_argument("--tall-rate", type=float, default=0.0, help="share of scenes with thick pieces")
+    r.add_argument("--printed-rate", type=float, default=0.0,
+                   help="share of scenes on a printed board (flat colours of any hue, no grain)")
     r.add_argument("--sizes", default=None,
                    help="frame sizes drawn uniformly per scene, e.g. 480x270,640x360 (default: 60 %% 1280x720, "
                         "40 %% 640x360)")
@@ -273,6 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     t.add_argument("--no-strips", action="store_true",
                    help="leave the height strips out (the square network for colours and hands; the crown network "
                         "reads them)")
+    t.add_argument("--seed", type=int, default=0,
+                   help="seed of the initial weights and the batch order (default 0, the committed network's)")
     t.add_argument("--mirror", action="store_true",
                    help="add every piece again with its height strip mirrored across (more kings to learn from)")
     args = ap.parse_args(argv)
@@ -285,23 +302,26 @@ def main(argv: list[str] | None = None) -> int:
             print(f"train_squares: --sizes must look like 1280x720,640x360, not {args.sizes!r}", file=sys.stderr)
             return 2
         data = render_dataset(args.scenes, args.boards, args.seed, sizes, args.hand_rate, args.covered,
-                              args.holding_rate, args.tall_rate)
+                              args.holding_rate, args.tall_rate, args.printed_rate)
         np.savez_compressed(args.out, **data)
         print(f"{len(data['y'])} squares, per class {np.bincount(data['y'], minlength=len(CLASSES)).tolist()}, "
               f"{int(data['held'].sum())} from held-out scenes -> {args.out}")
         return 0
     parts = []
     try:
-        for path in args.data:
+        for path in args.data:  # described one set at a time: eleven sets of raw inputs overflow 24 GB
             d = load_set(path)
-            parts.append((d["x"], d["y"], d["held"], held_back(d["scene"])))
+            x = d["x"]
+            desc = np.concatenate([describe(x[i:i + 20_000]) for i in range(0, len(x), 20_000)])
+            parts.append((desc, d["y"], d["held"], held_back(d["scene"])))
+            del d, x
     except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
         print(f"train_squares: cannot read {path}: {exc}", file=sys.stderr)
         return 2
-    x, y, held, val = (np.concatenate(a) for a in zip(*parts, strict=True))
+    desc, y, held, val = (np.concatenate(a) for a in zip(*parts, strict=True))
+    del parts
     if args.holdout:
-        x, y, val = x[~held], y[~held], val[~held]
-    desc = np.concatenate([describe(x[i:i + 20_000]) for i in range(0, len(x), 20_000)])
+        desc, y, val = desc[~held], y[~held], val[~held]
     try:
         hidden = tuple(int(v) for v in args.hidden.split(","))
     except ValueError:
@@ -312,7 +332,7 @@ def main(argv: list[str] | None = None) -> int:
         xt = np.delete(xt, STRIP_IN_DESC, axis=1)
     if args.mirror and not args.no_strips:
         xt, yt = with_mirrored_strips(xt, yt)
-    weights = train(xt, yt, hidden=hidden, epochs=args.epochs, decay=args.decay)
+    weights = train(xt, yt, hidden=hidden, epochs=args.epochs, seed=args.seed, decay=args.decay)
     from vision.squarenet import SquareNet, decide
 
     net = SquareNet(weights)

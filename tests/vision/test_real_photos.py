@@ -73,15 +73,16 @@ def test_a_board_printed_in_colours_of_equal_lightness_is_found_and_placed():
 
 def test_squares_on_real_photos_with_a_labelled_position():
     """The six fhgr photos' 32 squares (kings as men), read as `dama bench vision` reads them. The floors
-    are below the figures measured when this test was written (89.6 % uncalibrated, 91.5 % calibrated on
-    another photo of the same board, 2026-11-30), to guard against regressions: 75.5 % before the square
-    network had seen thick pieces, and no photo's position then read back well enough to learn from."""
+    are below the figures measured (96.9 % uncalibrated, 98.1 % calibrated on another photo of the same
+    board, on 10 of 14 pairs, 2026-11-30 15:00), to guard against regressions: 75.5 % before the square
+    network had seen thick pieces (no photo's position then read back well enough to learn from), 89.6 %
+    and 91.5 % on 7 pairs before it had seen printed boards."""
     from vision.bench import read_photo
 
     labels = [lab for lab in load_photo_labels() if lab.get("board") and lab.get("a1")]
     images = {lab["image"]: cv2.imread(str(Path(PHOTO_ROOT) / lab["image"])) for lab in labels}
     results = [read_photo(lab, images, labels) for lab in labels]
     assert all(r["oriented"] for r in results)
-    assert sum(r["right"] for r in results) / (32 * len(results)) >= 0.85
+    assert sum(r["right"] for r in results) / (32 * len(results)) >= 0.93
     learned = [n for r in results for _, n in r["calibrated"] if n is not None]
-    assert len(learned) >= 4 and sum(learned) / (32 * len(learned)) >= 0.85
+    assert len(learned) >= 8 and sum(learned) / (32 * len(learned)) >= 0.94
