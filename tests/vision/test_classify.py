@@ -143,6 +143,36 @@ def test_play_holds_to_the_calibrated_window(get_scene, monkeypatch, seed):
             assert np.linalg.norm(np.subtract(xy, sc.corners[name])) < 0.25 * side, name
 
 
+def test_play_holds_to_the_calibrated_window_when_pieces_hide_the_far_row():
+    """Scene 167 of `dama bench vision --seed 2` (a start position at 42°, a plain light frame): the
+    localizer picks the window a row nearer the camera. Its near outer line lies on the frame joint and
+    its far one on the row the far men hide, so neither of its outer lines shows X-corners, and it counts
+    one inner X-corner more than the right window. The calibrated window is kept unless the found one has
+    fewer X-corners on its outer lines."""
+    from itertools import islice
+
+    from vision.bench import scene_draws
+    from vision.localize import localize_frame
+    from vision.render import render_scene
+
+    i, params, board, hand, mirrored = next(islice(scene_draws(168, (1280, 720), 2), 167, None))
+    assert board == START_BOARD and hand is None and not mirrored
+    image = render_scene(board, params, seed=i)
+    start = render_scene(START_BOARD, params, seed=10_000 + i)
+    side = np.linalg.norm(np.subtract(image.corners["a1"], image.corners["h1"])) / 8
+    found = localize_frame(image.image)
+    uv = np.array([[0, 0, 1], [8, 0, 1], [8, 8, 1], [0, 8, 1]], float) @ found.h.T
+    off = np.linalg.norm(uv[:, :2] / uv[:, 2:] - np.array(list(image.corners.values()))[:, None], axis=2).min(1)
+    assert off.max() > 0.5 * side  # the premise: the localizer alone is a row off
+    vp = VisionPipeline()
+    assert vp.learn_start_position(start.image)["ok"]
+    vp.reset_tracking()
+    res = vp.process(image.image)
+    assert res.board == START_BOARD
+    for name, xy in res.corners.items():
+        assert np.linalg.norm(np.subtract(xy, image.corners[name])) < 0.25 * side, name
+
+
 def test_a_board_pushed_off_the_calibrated_grid_keeps_its_own_fit(get_scene, monkeypatch):
     """A board pushed by part of a square leaves the calibrated grid lines: the localizer's fit stands."""
     import json
