@@ -149,7 +149,7 @@ def fit_camera(
     def make(off: np.ndarray) -> Camera:
         return Camera(K, dist, *orbit_pose(target + np.r_[off, 0], d, tilt, azimuth, roll), size)
 
-    for _attempt in range(10):
+    for attempt in range(40):
         cam = make(offset)
         for _ in range(12):
             pix = cam.project(corners)
@@ -175,7 +175,10 @@ def fit_camera(
         pix = cam.project(corners)
         span = max(np.ptp(pix[:, 0]) / w, np.ptp(pix[:, 1]) / h)
         inside = bool(np.isfinite(pix).all() and pix.min() >= 0 and np.all(pix.max(0) <= size_a - 1))
-        if inside and abs(span / fill - 1) < 0.01:
+        # after ten tries the span need not match ``fill`` exactly, but the board must be inside (a wide lens
+        # at a steep tilt could end the search with two corners out of the frame: a scene of
+        # ``dama bench vision --seed 2`` showed only part of its board)
+        if inside and (abs(span / fill - 1) < 0.01 or attempt >= 9):
             break
         # shifting changes the perspective and so the span: rescale, and step back if it did not fit
         d *= span / fill * (1.0 if inside else 1.03)
