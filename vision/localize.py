@@ -55,6 +55,13 @@ class NoLattice(NotFound):
     """Too little of a checkerboard lattice was found (not: a board half out of view, or unconfirmed)."""
 
 
+class InvertedParity(NotFound):
+    """A lattice hypothesis whose window's squares alternate clearly, the other way round from the colour
+    parity the lattice was given: its cells (a few, among pieces and glare at a steep view) told their
+    colour wrongly. Tried again with the parity turned round when nothing else finds a board (scene 525
+    of ``dama bench vision --seed 2``, a large board at 45°, was not found)."""
+
+
 def _apply(h: np.ndarray, pts: np.ndarray) -> np.ndarray:
     pts = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
     ph = pts @ h[:, :2].T + h[:, 2]
@@ -189,8 +196,9 @@ def localize(gray: np.ndarray) -> BoardFit:
     scale = min(1.0, WORK_SIZE / max(gray.shape))
     steep: list[BoardFit] = []  # windows only a steep camera's view of the start position explains
     quads: dict = {}  # the quads of each pass, for the last attempt to reuse
+    inverted: list = []  # hypotheses whose squares alternate the other way round (InvertedParity)
     try:
-        return _localize_at(gray, scale, steep=steep, quads=quads)
+        return _localize_at(gray, scale, steep=steep, quads=quads, inverted=inverted)
     except NotFound as exc:
         failed = exc
     if scale < 1.0:
@@ -198,7 +206,7 @@ def localize(gray: np.ndarray) -> BoardFit:
         # with a threshold window as small as two or three of its squares too (blurred small squares merge
         # in a wider one).
         try:
-            return _localize_at(gray, 1.0, FINE_WINDOWS, steep=steep, quads=quads)
+            return _localize_at(gray, 1.0, FINE_WINDOWS, steep=steep, quads=quads, inverted=inverted)
         except NotFound as exc:
             failed = exc
     if steep:
@@ -210,6 +218,13 @@ def localize(gray: np.ndarray) -> BoardFit:
         # wrong lattices on boards the strict growth finds, so only frames nothing else explains get it.
         try:
             return _localize_at(gray, 1.0, FINE_WINDOWS, loose=True, quads=quads)
+        except NotFound:
+            pass
+    # Last of all, the hypotheses whose parity was read the wrong way round, turned round: tried earlier
+    # (before the full-resolution pass), one let a window a row off through on a steep start position.
+    for small, at_scale, fit in inverted:
+        try:
+            return _board_from_lattice(gray, small, at_scale, fit, flip=True)
         except NotFound:
             pass
     raise failed
@@ -228,11 +243,13 @@ LOOSE_FROM = 4
 
 
 def _localize_at(gray: np.ndarray, scale: float, windows: tuple[float, ...] = (0.05, 0.12),
-                 steep: list[BoardFit] | None = None, loose: bool = False, quads: dict | None = None) -> BoardFit:
+                 steep: list[BoardFit] | None = None, loose: bool = False, quads: dict | None = None,
+                 inverted: list | None = None) -> BoardFit:
     """Localization with the coarse search at ``scale`` of the frame; windows that pass only the steep
     in-view rule are appended to ``steep`` instead of returned. ``loose``: the lattice grows loosely
     (:func:`vision.lattice.grow`). ``quads``: (quads, polarities, the most cells of a strict
-    lattice) found earlier in this frame, by scale and windows (found ones are added)."""
+    lattice) found earlier in this frame, by scale and windows (found ones are added). ``inverted``
+    collects (small image, scale, hypothesis) of the hypotheses that raised :class:`InvertedParity`."""
     small = cv2.resize(gray, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else gray
     key = (scale, windows)
     known = quads is not None and key in quads
@@ -247,6 +264,10 @@ def _localize_at(gray: np.ndarray, scale: float, windows: tuple[float, ...] = (0
     for fit in fits:
         try:
             return _board_from_lattice(gray, small, scale, fit, steep)
+        except InvertedParity as exc:
+            first = first or exc
+            if inverted is not None:
+                inverted.append((small, scale, fit))
         except NotFound as exc:
             first = first or exc
     assert first is not None
@@ -254,8 +275,9 @@ def _localize_at(gray: np.ndarray, scale: float, windows: tuple[float, ...] = (0
 
 
 def _board_from_lattice(gray: np.ndarray, small: np.ndarray, scale: float, fit,
-                        steep: list[BoardFit] | None = None) -> BoardFit:
-    """Playing window, in-view check, refinement and validation of one lattice hypothesis."""
+                        steep: list[BoardFit] | None = None, flip: bool = False) -> BoardFit:
+    """Playing window, in-view check, refinement and validation of one lattice hypothesis; ``flip`` turns
+    its colour parity round (see :class:`InvertedParity`)."""
     h_small = fit.h
     i0, j0 = _window(small, h_small, fit)
     shift = np.array([[1, 0, i0], [0, 1, j0], [0, 0, 1]], dtype=np.float64)
@@ -267,7 +289,11 @@ def _board_from_lattice(gray: np.ndarray, small: np.ndarray, scale: float, fit,
     margin = 0.01 * max(hh, ww)
     if (corners < -margin).any() or (corners[:, 0] > ww + margin).any() or (corners[:, 1] > hh + margin).any():
         raise NotFound("board not fully in view")
+    if flip:
+        parity = 1 - parity
     board = refine(gray, BoardFit(h=h, bright_parity=parity, inliers=0, contrast=0.0))
+    if board.contrast <= -MIN_CONTRAST:
+        raise InvertedParity("no checkerboard found (no light/dark squares)")
     if board.contrast < MIN_CONTRAST:
         raise NotFound("no checkerboard found (no light/dark squares)")
     if board.inliers < MIN_INLIERS:
