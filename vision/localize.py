@@ -222,11 +222,15 @@ def localize(gray: np.ndarray) -> BoardFit:
             pass
     # Last of all, the hypotheses whose parity was read the wrong way round, turned round: tried earlier
     # (before the full-resolution pass), one let a window a row off through on a steep start position.
+    # Such a window must also have no X-corners on its outer lines (the board's edges carry none): on half
+    # a board, the rest blacked out, a turned hypothesis gave a window inside the board with three there.
     for small, at_scale, fit in inverted:
         try:
-            return _board_from_lattice(gray, small, at_scale, fit, flip=True)
+            board = _board_from_lattice(gray, small, at_scale, fit, flip=True)
         except NotFound:
-            pass
+            continue
+        if window_evidence(gray, board)[0] == 0:
+            return board
     raise failed
 
 
