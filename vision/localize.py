@@ -104,8 +104,7 @@ def fit_on_corners(frame: np.ndarray, h: np.ndarray) -> BoardFit:
     colour plays, as in :func:`localize_frame`). The contrast is 0 when no view shows squares there."""
     best: BoardFit | None = None
     for view in (LIGHTNESS, *colour_views(frame)):
-        first = refine(to_gray(frame, view), BoardFit(h=h, bright_parity=1, inliers=0, contrast=0.0, view=view))
-        fit = replace(first, h=h, bright_parity=1 if first.contrast >= 0 else 0, contrast=abs(first.contrast))
+        fit = _held_fit(frame, h, view)
         if view != LIGHTNESS:
             fit = with_parity(fit, playing_parity(frame, fit))
         if best is None or fit.contrast > best.contrast:
@@ -114,6 +113,13 @@ def fit_on_corners(frame: np.ndarray, h: np.ndarray) -> BoardFit:
             break
     assert best is not None
     return best
+
+
+def _held_fit(frame: np.ndarray, h: np.ndarray, view: str) -> BoardFit:
+    """The board under ``h`` in ``view``, refined for its contrast and inliers without moving: its light
+    class is the one brighter in that view."""
+    first = refine(to_gray(frame, view), BoardFit(h=h, bright_parity=1, inliers=0, contrast=0.0, view=view))
+    return replace(first, h=h, bright_parity=1 if first.contrast >= 0 else 0, contrast=abs(first.contrast))
 
 
 def with_parity(fit: BoardFit, dark: int) -> BoardFit:
@@ -143,19 +149,19 @@ def _pieces_on_the_lighter_colour(frame: np.ndarray, fit: BoardFit) -> BoardFit:
     if frame.ndim == 2:
         return fit
     lab = _cell_colours(frame, fit)
-    parity = (np.arange(64) % 8 + np.arange(64) // 8) % 2
-    light = np.median(lab[parity == fit.bright_parity], axis=0)
-    dark = np.median(lab[parity != fit.bright_parity], axis=0)
+    light = np.median(lab[fit.bright_parity == CELL_PARITY], axis=0)
+    dark = np.median(lab[fit.bright_parity != CELL_PARITY], axis=0)
     diff = light - dark
     if np.hypot(diff[1], diff[2]) <= abs(diff[0]):
         return fit
-    playing = playing_parity(frame, fit)
+    playing = _playing_parity_of(lab)
     if playing != fit.bright_parity:
         return fit
     view = "a" if abs(diff[1]) >= abs(diff[2]) else "b"
-    first = refine(to_gray(frame, view), BoardFit(h=fit.h, bright_parity=1, inliers=0, contrast=0.0, view=view))
-    moved = replace(first, h=fit.h, bright_parity=1 if first.contrast >= 0 else 0, contrast=abs(first.contrast))
-    return with_parity(moved, playing)
+    return with_parity(_held_fit(frame, fit.h, view), playing)
+
+
+CELL_PARITY = (np.arange(64) % 8 + np.arange(64) // 8) % 2  # (i + j) % 2 of the cells in lattice order
 
 
 def _cell_colours(frame: np.ndarray, fit: BoardFit) -> np.ndarray:
@@ -177,11 +183,14 @@ def playing_parity(frame: np.ndarray, fit: BoardFit) -> int:
     spread of a class is the mean distance of its cells' mean Lab colours from the class's median: a few
     pieces already raise it well above the bare squares' noise.
     When the spreads do not tell, the class darker in lightness plays, as on every other board."""
-    colour = _cell_colours(frame, fit)
-    parity = (np.arange(64) % 8 + np.arange(64) // 8) % 2
+    return _playing_parity_of(_cell_colours(frame, fit))
+
+
+def _playing_parity_of(colour: np.ndarray) -> int:
+    """:func:`playing_parity` from the cells' mean Lab colours (``_cell_colours``)."""
     spread, lightness = [], []
     for p in (0, 1):
-        c = colour[parity == p]
+        c = colour[p == CELL_PARITY]
         spread.append(float(np.mean(np.linalg.norm(c - np.median(c, axis=0), axis=1))) + 1.0)
         lightness.append(float(np.median(c[:, 0])))
     if max(spread) >= PIECE_SPREAD_RATIO * min(spread):
