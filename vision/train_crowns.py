@@ -2,7 +2,7 @@
 
 The sets are those of ``vision/train_squares.py`` (``render``); only their pieces are used:
 
-    SETS=...   # the eleven sets of vision/train_squares.py's recipe (the nine, and the two of thick pieces)
+    SETS=...   # vision/train_squares.py's recipe: the nine thin sets and the two of thick pieces (not the printed)
     export OPENBLAS_NUM_THREADS=1   # one core per run: two runs side by side, not two threads fighting
     for s in 0 1; do .venv/bin/python -m vision.train_crowns --data $SETS --epochs 40 --seed $s \
         --out /tmp/crown_$s.npz & done; wait   # about 20 min per network (26 s an epoch), one core each

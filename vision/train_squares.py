@@ -25,7 +25,7 @@
     .venv/bin/python -m vision.train_squares train --data $SETS $HANDS $THICK $PRINTED --no-strips --epochs 40 \
         --out vision/models/squarenet.npz          # the committed square network (colours and hands)
     .venv/bin/python -m vision.train_crowns --data $SETS $HANDS /tmp/squares_2616.npz /tmp/squares_2617.npz \
-        --epochs 40 --nets 2 --out vision/models/crownnet.npz   # the committed crown reader (vision/crowns.py)
+        $THICK --epochs 40 --nets 2 --out vision/models/crownnet.npz   # the committed crown reader (vision/crowns.py)
     # the transfer test: both commands again with --holdout (no held-out wood, piece or light)
 
 Rendering takes about five minutes per thousand scenes on one core (seven with four boards each); training
@@ -96,8 +96,6 @@ def training_board(rng: np.random.Generator) -> str:
             sq[s] = piece
             free.remove(s)
     return "".join(sq)
-
-
 
 
 def scene_params(rng: np.random.Generator, size: tuple[int, int], holdout_only: bool = False,
