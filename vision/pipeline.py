@@ -50,6 +50,7 @@ from vision.occlusion import HandWatch, arm_beside, hand_nearby, hidden_dark_cel
 from vision.squarenet import (
     CLASSES,
     COLOUR_OF,
+    COLOUR_VOTE_MOST,
     COVERED,
     COVERED_THRESHOLD,
     COVERED_WITH_HAND,
@@ -332,8 +333,9 @@ class VisionPipeline:
                 net_covered = prob[:, COVERED].copy()
                 self._net_prob = prob  # before the colour model: what calibration compares (no copy made)
                 # on a board the network read alone at calibration, a king it is sure of stays a king
-                kings = KING_KEPT if self.familiar else None
-                prob = with_colour_model(prob, self.model, vec, temper=self.colour_weight, keep_kings=kings)
+                kings, most = (KING_KEPT, COLOUR_VOTE_MOST) if self.familiar else (None, None)
+                prob = with_colour_model(prob, self.model, vec, temper=self.colour_weight, keep_kings=kings,
+                                         most=most)
             else:
                 labels, conf = self.model.classify(vec)
             hidden = hidden_dark_cells(covered, fit.bright_parity, self.model.outliers(vec))

@@ -62,6 +62,7 @@ COLOUR_OF = np.array([0, 1, 2, 1, 2, 0])  # class -> colour class of vision.clas
 # squares are hidden by the caller, their colour class never read
 COLOUR_FEATURES = 6  # of vision.classify.cell_vectors: centre − light reference (3), centre − corners (3)
 KING_KEPT = 0.9  # the network's king probability above which with_colour_model keeps its reading (docs/vision.md)
+COLOUR_VOTE_MOST = 3.0  # on a board the network reads, the colour model shifts odds by at most e³ (docs/vision.md)
 COVERED_FIT = 5.0  # rms z-score of a square's colours to its best colour class beyond which a hand is likely
 COVERED_THRESHOLD = 0.95  # probability of "covered" above which a square is reported "?" (tall kings at the
 # board's edge under a steep camera can look half like an arm; measured on the benchmark scenes, docs/vision.md)
@@ -342,7 +343,7 @@ def decide(prob: np.ndarray, king_threshold: float = KING_THRESHOLD,
 
 
 def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 0.5,
-                      keep_kings: float | None = None) -> np.ndarray:
+                      keep_kings: float | None = None, most: float | None = None) -> np.ndarray:
     """Network probabilities (N, 6) times those of a learned ``vision.classify.ColourModel`` on ``vec``.
 
     The colour model was learned from this board's start position, so it knows this board's woods and
@@ -356,11 +357,19 @@ def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 
     kings), and under a slanted camera a king's second disc shows its side where a man shows its top, so
     the model takes a light king for a dark piece, a dark king for an empty square, or any king for a hand.
     Only for boards the network is known to read (the pipeline passes it after calibration found so).
+
+    ``most``: the colour model's vote shifts the odds between two classes by at most ``exp(most)``. Its
+    Gaussians are narrow, so a square a few spreads from every class (black men on near-black squares, lit
+    unlike any square of the start position) could otherwise outvote a network sure of the piece's shape
+    (docs/vision.md, "How far the colours may outvote the network"). Like ``keep_kings``, only for boards
+    the network is known to read.
     """
     z = (vec[:, None, :] - model.mean[None]) / model.std[None]
     log_std = np.log(model.std).sum(axis=1)[None]
     a = -temper * (0.5 * (z ** 2).sum(axis=2) + log_std)
     a -= a.max(axis=1, keepdims=True)
+    if most is not None:
+        a = np.maximum(a, -most)
     like = np.exp(a)[:, COLOUR_OF]
     # "Covered" stays as the network says unless the square's colours (centre and corners against its
     # light neighbours) fit one of this board's own classes: then the network, on woods or pieces it never
@@ -407,6 +416,7 @@ def default_net() -> SquareNet:
     return SquareNet.load(MODEL_PATH)
 
 
-__all__ = ["CLASSES", "COLOUR_FEATURES", "COLOUR_OF", "COVERED", "COVERED_THRESHOLD", "COVERED_WITH_HAND",
-           "KING_KEPT", "KING_THRESHOLD", "MODEL_PATH", "N_DESC", "N_INPUT", "STRIP_IN_DESC", "SquareNet",
-           "board_inputs", "decide", "read_weights", "default_net", "describe", "with_colour_model", "with_crowns"]
+__all__ = ["CLASSES", "COLOUR_FEATURES", "COLOUR_OF", "COLOUR_VOTE_MOST", "COVERED", "COVERED_THRESHOLD",
+           "COVERED_WITH_HAND", "KING_KEPT", "KING_THRESHOLD", "MODEL_PATH", "N_DESC", "N_INPUT", "STRIP_IN_DESC",
+           "SquareNet", "board_inputs", "decide", "read_weights", "default_net", "describe", "with_colour_model",
+           "with_crowns"]

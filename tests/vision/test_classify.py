@@ -173,6 +173,35 @@ def test_play_holds_to_the_calibrated_window_when_pieces_hide_the_far_row():
         assert np.linalg.norm(np.subtract(xy, image.corners[name])) < 0.25 * side, name
 
 
+def test_black_men_on_near_black_squares_stay_men_where_the_network_is_sure(monkeypatch):
+    """Scene 33 of `dama bench vision --seed 2`: a small frameless board of near-black squares with black men,
+    soft shadows across it. The colour model learned from the start position has seen black men only on
+    Black's half; on White's half, lit otherwise, its narrow Gaussians put them nearer the empty squares and
+    outvoted a network that read them right. Its vote is now bounded (``COLOUR_VOTE_MOST``)."""
+    from itertools import islice
+
+    import vision.pipeline as pipeline
+    from vision.bench import scene_draws
+    from vision.render import render_scene
+
+    i, params, board, hand, mirrored = next(islice(scene_draws(34, (1280, 720), 2), 33, None))
+    assert hand is None and not mirrored
+    image = render_scene(board, params, seed=i).image
+    start = render_scene(START_BOARD, params, seed=10_000 + i).image
+
+    def dark_read_empty() -> int:
+        vp = VisionPipeline()
+        assert vp.learn_start_position(start)["ok"] and vp.familiar
+        vp.reset_tracking()
+        got = vp.process(image).board
+        return sum(t in "bB" and g == "." for t, g in zip(board, got, strict=True))
+
+    monkeypatch.setattr(pipeline, "COLOUR_VOTE_MOST", None)
+    assert dark_read_empty() >= 6  # the premise: unbounded, the colours empty most of White's half
+    monkeypatch.undo()
+    assert dark_read_empty() <= 3
+
+
 def test_a_board_pushed_off_the_calibrated_grid_keeps_its_own_fit(get_scene, monkeypatch):
     """A board pushed by part of a square leaves the calibrated grid lines: the localizer's fit stands."""
     import json

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vision.crowns import default_crown_reader
 from vision.squarenet import (
@@ -200,6 +202,44 @@ def test_a_king_the_network_is_sure_of_keeps_its_reading_against_the_men_only_co
     kept = "".join(CLASSES[k] for k in decide(with_colour_model(net, model, seen, keep_kings=KING_KEPT))[0])
     assert as_before == "bb"  # the colour model outvotes the network on both
     assert kept == "Wb"  # the king stays; a man is still the colour model's to correct
+
+
+def _three_class_model(seed: int):
+    from vision.classify import ColourModel
+
+    rng = np.random.default_rng(seed)
+    truth = np.array([0] * 8 + [1] * 12 + [2] * 12)
+    centres = np.array([[0.0] * 8, [40.0] * 8, [-20.0] * 8])
+    return ColourModel.learn(centres[truth] + rng.normal(0, 1.0, (32, 8)), truth), centres
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), most=st.floats(0.5, 6.0))
+def test_a_capped_colour_vote_shifts_no_odds_beyond_its_bound(seed, most):
+    from vision.squarenet import COVERED, with_colour_model
+
+    model, centres = _three_class_model(seed % 7)
+    rng = np.random.default_rng(seed)
+    net = rng.dirichlet(np.ones(6), size=16) * 0.98 + 0.02 / 6
+    seen = centres[rng.integers(0, 3, 16)] + rng.normal(0, 15.0, (16, 8))  # anywhere between the classes
+    out = with_colour_model(net, model, seen, most=most)
+    colour = [k for k in range(6) if k != COVERED]
+    shift = np.log(out[:, colour] / net[:, colour])  # the vote's log factor per class, up to one constant a row
+    assert (shift.max(axis=1) - shift.min(axis=1) <= most + 1e-6).all()
+
+
+def test_a_capped_colour_vote_lets_a_sure_network_stand_and_still_corrects_a_doubtful_one():
+    from vision.squarenet import COLOUR_VOTE_MOST, with_colour_model
+
+    model, centres = _three_class_model(2)
+    # black men on near-black squares, lit unlike the start position: the colours lean towards "empty"
+    seen = np.vstack([centres[0] * 0.6 + centres[2] * 0.4] * 2)
+    net = np.array([[0.01, 0.0, 0.99, 0.0, 0.0, 0.0],    # the network sure of a dark man
+                    [0.3, 0.0, 0.7, 0.0, 0.0, 0.0]])     # and doubtful of one
+    as_before = "".join(CLASSES[k] for k in decide(with_colour_model(net, model, seen))[0])
+    capped = "".join(CLASSES[k] for k in decide(with_colour_model(net, model, seen, most=COLOUR_VOTE_MOST))[0])
+    assert as_before == ".."
+    assert capped == "b."
 
 
 def test_a_hand_hides_squares_instead_of_inventing_pieces():
