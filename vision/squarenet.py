@@ -63,6 +63,7 @@ COLOUR_OF = np.array([0, 1, 2, 1, 2, 0])  # class -> colour class of vision.clas
 COLOUR_FEATURES = 6  # of vision.classify.cell_vectors: centre − light reference (3), centre − corners (3)
 KING_KEPT = 0.9  # the network's king probability above which with_colour_model keeps its reading (docs/vision.md)
 COLOUR_VOTE_MOST = 3.0  # on a board the network reads, the colour model shifts odds by at most e³ (docs/vision.md)
+HAND_NOT_KING = 0.5  # the network's "covered" from which a king made by the colour model's veto stays covered
 COVERED_FIT = 5.0  # rms z-score of a square's colours to its best colour class beyond which a hand is likely
 COVERED_THRESHOLD = 0.95  # probability of "covered" above which a square is reported "?" (tall kings at the
 # board's edge under a steep camera can look half like an arm; measured on the benchmark scenes, docs/vision.md)
@@ -378,6 +379,11 @@ def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 
     like[:, COVERED] = 1.0 / (1.0 + np.exp(-2.0 * (fit - COVERED_FIT)))
     out = prob * like
     out /= out.sum(axis=1, keepdims=True)
+    # A fingertip on a square: the network says "covered", the colours fit one of the board's classes and the
+    # crown reader takes the finger's height for a second disc. A king that exists only because the veto
+    # removed the hand is the hand (docs/vision.md, "A fingertip is not a king").
+    fingertip = (prob[:, COVERED] >= HAND_NOT_KING) & np.isin(out.argmax(axis=1), (3, 4))
+    out[fingertip] = prob[fingertip]
     if keep_kings is not None:
         king = prob[:, 3] + prob[:, 4] >= keep_kings
         out[king] = prob[king]
@@ -417,6 +423,6 @@ def default_net() -> SquareNet:
 
 
 __all__ = ["CLASSES", "COLOUR_FEATURES", "COLOUR_OF", "COLOUR_VOTE_MOST", "COVERED", "COVERED_THRESHOLD",
-           "COVERED_WITH_HAND", "KING_KEPT", "KING_THRESHOLD", "MODEL_PATH", "N_DESC", "N_INPUT", "STRIP_IN_DESC",
-           "SquareNet", "board_inputs", "decide", "read_weights", "default_net", "describe", "with_colour_model",
-           "with_crowns"]
+           "COVERED_WITH_HAND", "HAND_NOT_KING", "KING_KEPT", "KING_THRESHOLD", "MODEL_PATH", "N_DESC", "N_INPUT",
+           "STRIP_IN_DESC", "SquareNet", "board_inputs", "decide", "read_weights", "default_net", "describe",
+           "with_colour_model", "with_crowns"]

@@ -242,6 +242,18 @@ def test_a_capped_colour_vote_lets_a_sure_network_stand_and_still_corrects_a_dou
     assert capped == "b."
 
 
+def test_a_fingertip_the_colours_would_make_a_king_stays_covered():
+    from vision.squarenet import with_colour_model
+
+    model, centres = _three_class_model(3)
+    # the network takes both for a hand; the crown reader gave the first a king's height (a finger)
+    net = np.array([[0.01, 0.0, 0.0, 0.0, 0.03, 0.96],
+                    [0.02, 0.02, 0.0, 0.0, 0.0, 0.96]])
+    seen = np.vstack([centres[2], centres[1] + 0.5])  # colours of a dark piece; of a light man
+    labels, _ = decide(with_colour_model(net, model, seen))
+    assert "".join(CLASSES[k] for k in labels) == "?w"  # the veto still makes the second a man
+
+
 def test_a_hand_hides_squares_instead_of_inventing_pieces():
     from vision.render import HandPose, random_scene_params, render_scene
 
