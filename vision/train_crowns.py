@@ -30,8 +30,8 @@ import zipfile
 import numpy as np
 
 from vision.crowns import PARAMS, CrownReader, conv_forward, conv_outputs, crown_inputs
-from vision.squarenet import KING_THRESHOLD, describe
-from vision.train_squares import held_back, load_set
+from vision.squarenet import KING_THRESHOLD
+from vision.train_squares import describe_rows, held_back, load_set
 
 
 def _he(rng: np.random.Generator, a: int, b: int) -> np.ndarray:
@@ -127,7 +127,7 @@ def load_pieces(paths: list[str], holdout: bool = False):
         if holdout:
             keep &= ~held
         x = load_set(path, keep)["x"]
-        rows.append(np.concatenate([describe(x[i:i + 20_000]) for i in range(0, len(x), 20_000)]))
+        rows.append(describe_rows(x))
         kings.append(np.isin(y[keep], (3, 4)).astype(np.float32))
         vals.append(held_back(scene)[keep])
         print(f"  {path}: {int(keep.sum())} pieces", file=sys.stderr)

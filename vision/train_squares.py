@@ -310,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
         for path in args.data:  # described one set at a time: eleven sets of raw inputs overflow 24 GB
             d = load_set(path)
             x = d["x"]
-            desc = np.concatenate([describe(x[i:i + 20_000]) for i in range(0, len(x), 20_000)])
+            desc = describe_rows(x)
             parts.append((desc, d["y"], d["held"], held_back(d["scene"])))
             del d, x
     except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
@@ -370,6 +370,12 @@ def load_set(path: str, keep: np.ndarray | None = None) -> dict[str, np.ndarray]
     mirror_edges(x, cells[square[sel], 1], cells[square[sel], 0])
     out["x"] = x
     return out
+
+
+def describe_rows(x: np.ndarray, chunk: int = 20_000) -> np.ndarray:
+    """:func:`vision.squarenet.describe` of a set's raw rows, ``chunk`` at a time: a set's worth at once
+    would need several times its raw size in temporaries."""
+    return np.concatenate([describe(x[i:i + chunk]) for i in range(0, len(x), chunk)])
 
 
 def held_back(scene: np.ndarray) -> np.ndarray:
