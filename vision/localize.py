@@ -139,6 +139,8 @@ def with_parity(fit: BoardFit, dark: int) -> BoardFit:
 # raise the light class's spread too.
 PIECE_SPREAD_RATIO = 1.25
 
+CELL_PARITY = (np.arange(64) % 8 + np.arange(64) // 8) % 2  # (i + j) % 2 of the cells in lattice order
+
 
 def _pieces_on_the_lighter_colour(frame: np.ndarray, fit: BoardFit) -> BoardFit:
     """A board found in lightness whose two colours differ more in hue than in lightness (a printed
@@ -159,9 +161,6 @@ def _pieces_on_the_lighter_colour(frame: np.ndarray, fit: BoardFit) -> BoardFit:
         return fit
     view = "a" if abs(diff[1]) >= abs(diff[2]) else "b"
     return with_parity(_held_fit(frame, fit.h, view), playing)
-
-
-CELL_PARITY = (np.arange(64) % 8 + np.arange(64) // 8) % 2  # (i + j) % 2 of the cells in lattice order
 
 
 def _cell_colours(frame: np.ndarray, fit: BoardFit) -> np.ndarray:
