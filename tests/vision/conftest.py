@@ -49,3 +49,21 @@ def scene(seed: int) -> Scene:
 @pytest.fixture
 def get_scene():
     return scene
+
+
+SIZE_BENCH = (1280, 720)  # the benchmark's frame size
+
+
+def bench_draw(seed: int, i: int) -> tuple:
+    """Scene ``i`` of ``dama bench vision --seed SEED`` at 1280×720, as drawn (index, parameters, board,
+    hand, mirrored), without rendering the scenes before it."""
+    from itertools import islice
+
+    from vision.bench import scene_draws
+
+    return next(islice(scene_draws(i + 1, SIZE_BENCH, seed), i, None))
+
+
+@pytest.fixture
+def get_bench_draw():
+    return bench_draw

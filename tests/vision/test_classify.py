@@ -143,19 +143,16 @@ def test_play_holds_to_the_calibrated_window(get_scene, monkeypatch, seed):
             assert np.linalg.norm(np.subtract(xy, sc.corners[name])) < 0.25 * side, name
 
 
-def test_play_holds_to_the_calibrated_window_when_pieces_hide_the_far_row():
+def test_play_holds_to_the_calibrated_window_when_pieces_hide_the_far_row(get_bench_draw):
     """Scene 167 of `dama bench vision --seed 2` (a start position at 42°, a plain light frame): the
     localizer picks the window a row nearer the camera. Its near outer line lies on the frame joint and
     its far one on the row the far men hide, so neither of its outer lines shows X-corners, and it counts
     one inner X-corner more than the right window. The calibrated window is kept unless the found one has
     fewer X-corners on its outer lines."""
-    from itertools import islice
-
-    from vision.bench import scene_draws
     from vision.localize import localize_frame
     from vision.render import render_scene
 
-    i, params, board, hand, mirrored = next(islice(scene_draws(168, (1280, 720), 2), 167, None))
+    i, params, board, hand, mirrored = get_bench_draw(2, 167)
     assert board == START_BOARD and hand is None and not mirrored
     image = render_scene(board, params, seed=i)
     start = render_scene(START_BOARD, params, seed=10_000 + i)
@@ -173,18 +170,15 @@ def test_play_holds_to_the_calibrated_window_when_pieces_hide_the_far_row():
         assert np.linalg.norm(np.subtract(xy, image.corners[name])) < 0.25 * side, name
 
 
-def test_black_men_on_near_black_squares_stay_men_where_the_network_is_sure(monkeypatch):
+def test_black_men_on_near_black_squares_stay_men_where_the_network_is_sure(monkeypatch, get_bench_draw):
     """Scene 33 of `dama bench vision --seed 2`: a small frameless board of near-black squares with black men,
     soft shadows across it. The colour model learned from the start position has seen black men only on
     Black's half; on White's half, lit otherwise, its narrow Gaussians put them nearer the empty squares and
     outvoted a network that read them right. Its vote is now bounded (``COLOUR_VOTE_MOST``)."""
-    from itertools import islice
-
     import vision.pipeline as pipeline
-    from vision.bench import scene_draws
     from vision.render import render_scene
 
-    i, params, board, hand, mirrored = next(islice(scene_draws(34, (1280, 720), 2), 33, None))
+    i, params, board, hand, mirrored = get_bench_draw(2, 33)
     assert hand is None and not mirrored
     image = render_scene(board, params, seed=i).image
     start = render_scene(START_BOARD, params, seed=10_000 + i).image

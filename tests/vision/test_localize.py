@@ -179,19 +179,16 @@ def test_a_small_board_at_a_grazing_angle_is_found_by_the_loose_growth(monkeypat
         localize(gray)
 
 
-def test_a_lattice_whose_cells_told_their_colour_wrongly_still_gives_the_board(monkeypatch):
+def test_a_lattice_whose_cells_told_their_colour_wrongly_still_gives_the_board(monkeypatch, get_bench_draw):
     """Scene 525 of `dama bench vision --seed 2` (a large board at 45°, men and kings on it): the lattice
     grown on a few cells carries the wrong colour parity; its window is the board, whose squares clearly
     alternate the other way round, so it was rejected as having no light and dark squares, and no other
     hypothesis passed. Such a hypothesis is tried again with the parity turned round when nothing else
     finds a board (vision.localize.InvertedParity); without the retry the board is not found."""
-    from itertools import islice
-
     import vision.localize as loc
-    from vision.bench import scene_draws
     from vision.render import render_scene
 
-    i, params, board, hand, mirrored = next(islice(scene_draws(526, (1280, 720), 2), 525, None))
+    i, params, board, hand, mirrored = get_bench_draw(2, 525)
     r = render_scene(board, params, hand=hand, seed=i)
     gray = to_gray(r.image)
     fit = localize(gray)

@@ -171,15 +171,19 @@ def test_decide_reports_covered_only_when_sure():
     assert conf[0] == pytest.approx(0.98)
 
 
-def test_the_boards_own_colour_model_overrules_a_stray_covered():
+def _three_class_model(seed: int):
     from vision.classify import ColourModel
-    from vision.squarenet import with_colour_model
 
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(seed)
     truth = np.array([0] * 8 + [1] * 12 + [2] * 12)
     centres = np.array([[0.0] * 8, [40.0] * 8, [-20.0] * 8])
-    vec = centres[truth] + rng.normal(0, 1.0, (32, 8))
-    model = ColourModel.learn(vec, truth)
+    return ColourModel.learn(centres[truth] + rng.normal(0, 1.0, (32, 8)), truth), centres
+
+
+def test_the_boards_own_colour_model_overrules_a_stray_covered():
+    from vision.squarenet import with_colour_model
+
+    model, centres = _three_class_model(0)
     net = np.tile([0.02, 0.02, 0.0, 0.0, 0.0, 0.96], (2, 1))  # the network takes both for a hand
     seen = np.vstack([centres[1] + 0.5, [200.0] * 8])  # a light man as learned; something else entirely
     labels, _ = decide(with_colour_model(net, model, seen))
@@ -187,13 +191,9 @@ def test_the_boards_own_colour_model_overrules_a_stray_covered():
 
 
 def test_a_king_the_network_is_sure_of_keeps_its_reading_against_the_men_only_colour_model():
-    from vision.classify import ColourModel
     from vision.squarenet import KING_KEPT, with_colour_model
 
-    rng = np.random.default_rng(1)
-    truth = np.array([0] * 8 + [1] * 12 + [2] * 12)
-    centres = np.array([[0.0] * 8, [40.0] * 8, [-20.0] * 8])
-    model = ColourModel.learn(centres[truth] + rng.normal(0, 1.0, (32, 8)), truth)
+    model, centres = _three_class_model(1)
     # a light king whose slanted side reads like a dark man's top; a light man that looks the same
     net = np.array([[0.0, 0.01, 0.01, 0.96, 0.01, 0.01],
                     [0.0, 0.97, 0.02, 0.0, 0.0, 0.01]])
@@ -202,15 +202,6 @@ def test_a_king_the_network_is_sure_of_keeps_its_reading_against_the_men_only_co
     kept = "".join(CLASSES[k] for k in decide(with_colour_model(net, model, seen, keep_kings=KING_KEPT))[0])
     assert as_before == "bb"  # the colour model outvotes the network on both
     assert kept == "Wb"  # the king stays; a man is still the colour model's to correct
-
-
-def _three_class_model(seed: int):
-    from vision.classify import ColourModel
-
-    rng = np.random.default_rng(seed)
-    truth = np.array([0] * 8 + [1] * 12 + [2] * 12)
-    centres = np.array([[0.0] * 8, [40.0] * 8, [-20.0] * 8])
-    return ColourModel.learn(centres[truth] + rng.normal(0, 1.0, (32, 8)), truth), centres
 
 
 @settings(max_examples=60, deadline=None)
