@@ -262,11 +262,24 @@ def _height_profiles(lum: np.ndarray, shift: np.ndarray) -> tuple[np.ndarray, np
     return out[:, :N_PROFILE], out[:, N_PROFILE:]
 
 
+def flush_subnormals(a: np.ndarray) -> np.ndarray:
+    """``a`` with its subnormal numbers (below the smallest normal float of its type) made zero.
+
+    Weight decay leaves weights of unused connections at 1e-40 and the like. Products with such numbers
+    take the processor's slow path: the square network's first layer, 32 × 99 by 99 × 128, cost 0.86 ms
+    with them against 0.01 ms without. Their values change no output a float32 can show.
+    """
+    if not np.issubdtype(a.dtype, np.floating):
+        return a
+    return np.where(np.abs(a) < np.finfo(a.dtype).tiny, np.zeros((), a.dtype), a)
+
+
 def read_weights(path: Path | str, what: str) -> dict[str, np.ndarray]:
-    """Every array of a saved ``.npz`` of weights; ValueError naming ``what`` and the reason if unreadable."""
+    """Every array of a saved ``.npz`` of weights (subnormals flushed to zero: :func:`flush_subnormals`);
+    ValueError naming ``what`` and the reason if unreadable."""
     try:
         with np.load(path) as data:
-            return {k: data[k] for k in data.files}
+            return {k: flush_subnormals(data[k]) for k in data.files}
     except (OSError, ValueError, EOFError, zipfile.BadZipFile) as exc:
         raise ValueError(f"cannot read {what} {path}: {exc}") from None
 

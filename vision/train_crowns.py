@@ -30,7 +30,7 @@ import zipfile
 import numpy as np
 
 from vision.crowns import PARAMS, CrownReader, conv_forward, conv_outputs, crown_inputs
-from vision.squarenet import KING_THRESHOLD
+from vision.squarenet import KING_THRESHOLD, flush_subnormals
 from vision.train_squares import describe_rows, held_back, load_set
 
 
@@ -113,6 +113,7 @@ def train_one(strips: np.ndarray, other: np.ndarray, king: np.ndarray, weight: n
                 v[k] = 0.999 * v[k] + 0.001 * gk * gk
                 p[k] -= (rate * (m[k] / (1 - 0.9 ** step)) / (np.sqrt(v[k] / (1 - 0.999 ** step)) + 1e-8)).astype(
                     np.float32)
+                p[k] = flush_subnormals(p[k])  # dead units' weights decay below float32's normal range
         print(f"  epoch {ep + 1}/{epochs}: loss {loss / n:.4f} ({time.time() - t0:.0f} s)", file=sys.stderr)
     return p
 

@@ -76,7 +76,7 @@ from vision.cells import features, warp_lattice
 from vision.classify import dark_cells
 from vision.geometry import FILES_RANKS, files_ranks_homography
 from vision.heights import height_strips, strip_maps
-from vision.squarenet import CLASSES, COVERED, STRIP_IN_DESC, board_inputs, describe, mirror_edges
+from vision.squarenet import CLASSES, COVERED, STRIP_IN_DESC, board_inputs, describe, flush_subnormals, mirror_edges
 from vision.viewpoint import viewpoint
 
 TRAIN_SEED = 2609  # the generator family of the training scenes (never the benchmark's seed 1)
@@ -251,6 +251,7 @@ def train(x: np.ndarray, y: np.ndarray, hidden: tuple[int, int] = (128, 64), epo
                 mh = m[i] / (1 - 0.9 ** step)
                 vh = v[i] / (1 - 0.999 ** step)
                 params[i] -= (rate * mh / (np.sqrt(vh) + 1e-8)).astype(np.float32)
+                params[i] = flush_subnormals(params[i])  # decayed dead weights would slow every product
         print(f"  epoch {ep + 1}/{epochs}: loss {loss_sum / n:.4f}", file=sys.stderr)
     out = {"mu": mu.astype(np.float32), "sd": sd.astype(np.float32)}
     for k in range(len(params) // 2):

@@ -18,6 +18,7 @@ from vision.squarenet import (
     default_net,
     describe,
     mirror_edges,
+    read_weights,
     with_crowns,
 )
 from vision.train_squares import board_samples
@@ -73,6 +74,18 @@ def test_the_committed_networks_read_their_own_inputs():
     assert default_net().forward(d).shape == (4, 6)
     share = default_crown_reader().king_share(d)
     assert share.shape == (4,) and np.all((share >= 0) & (share <= 1))
+
+
+def test_weights_load_without_subnormal_numbers(tmp_path):
+    # a subnormal weight sends every product it is in down the processor's slow path (vision.squarenet)
+    tiny = np.finfo(np.float32).tiny
+    w = np.array([1e-40, -3e-39, tiny, -0.5, 0.0, 2.0], dtype=np.float32)
+    np.savez(tmp_path / "w.npz", w=w, n=np.array([3]))
+    got = read_weights(tmp_path / "w.npz", "test weights")
+    assert got["w"].dtype == np.float32 and got["w"].tolist() == [0.0, 0.0, tiny, -0.5, 0.0, 2.0]
+    assert got["n"].tolist() == [3]
+    for p in [w for w, _ in default_net().layers] + list(default_crown_reader().nets[0].values()):
+        assert not ((p != 0) & (np.abs(p) < tiny)).any()
 
 
 def test_inputs_are_relative_to_the_board(get_scene):
