@@ -78,19 +78,6 @@ def _dark_index(bright_parity: int) -> tuple[np.ndarray, np.ndarray]:
     return cells[:, 1].copy(), cells[:, 0].copy()
 
 
-# OpenCV's 8-bit Lab stores L·255/100, a + 128, b + 128: one affine map back to float Lab
-_LAB8_TO_LAB = np.array([[100.0 / 255.0, 0, 0, 0], [0, 1, 0, -128.0], [0, 0, 1, -128.0]], dtype=np.float32)
-
-
-def _lab(top_bgr: np.ndarray) -> np.ndarray:
-    """Float Lab (L 0–100, a and b signed) of a top view via OpenCV's fast 8-bit conversion.
-
-    The 8-bit tables are several times faster than the float conversion; their steps (0.4 of L, 1 of
-    a/b) are far below the differences the network looks at.
-    """
-    return cv2.transform(cv2.cvtColor(top_bgr, cv2.COLOR_BGR2Lab).astype(np.float32), _LAB8_TO_LAB)
-
-
 def _cell_patches(img: np.ndarray, step: int, side: int) -> np.ndarray:
     """(8, 8, side, side, …) view of ``img``: the patch of cell (j, i) starts at (j·step, i·step)."""
     st = img.strides
@@ -113,7 +100,7 @@ def board_inputs(top_bgr: np.ndarray, feat: CellFeatures, bright_parity: int,
     """
     if not isinstance(top_bgr, np.ndarray) or top_bgr.shape != (8 * CELL, 8 * CELL, 3):
         raise ValueError(f"top view must be {8 * CELL}x{8 * CELL} BGR, got {getattr(top_bgr, 'shape', None)}")
-    lab = cv2.copyMakeBorder(_lab(top_bgr), MARGIN, MARGIN, MARGIN, MARGIN, cv2.BORDER_REPLICATE)
+    lab = cv2.copyMakeBorder(feat.lab, MARGIN, MARGIN, MARGIN, MARGIN, cv2.BORDER_REPLICATE)
     half = cv2.resize(lab, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)  # 2×2 means, cell-aligned
     jj, ii = _dark_index(bright_parity)
     if bare is None:

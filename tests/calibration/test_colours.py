@@ -80,7 +80,8 @@ def test_drift_follows_slow_dimming_and_ignores_outliers():
         for _ in range(10):
             assert adapt(model, vec, START, rate=0.05)
     empty_now = vec[12:20].mean(axis=0)
-    assert np.linalg.norm(model.mean[0] - empty_now) < 1.0
+    # within a step and a half of the 8-bit Lab conversion (vision.cells.lab_of: a and b move in steps of 1)
+    assert np.linalg.norm(model.mean[0] - empty_now) < 1.5
     assert np.linalg.norm(stale.mean[0] - empty_now) > 5.0
     assert classify(model, vec)[0] == START
     # squares labelled empty that show light pieces (a misread or a hand) must not drag the mean

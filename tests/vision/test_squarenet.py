@@ -102,15 +102,15 @@ def test_inputs_are_relative_to_the_board(get_scene):
 def test_an_edge_squares_margin_is_its_far_neighbours_strip_mirrored(get_scene):
     """Beyond the board's edge a patch shows what an inner square's margin shows: the neighbour across the
     square, mirrored about the square's centre (the top view padded that way by hand, then cut)."""
-    from vision.cells import features, warp_lattice
+    from vision.cells import features, lab_of, warp_lattice
     from vision.classify import dark_cells
     from vision.geometry import FILES_RANKS, files_ranks_homography
-    from vision.squarenet import CELL, MARGIN, SIDE, _lab
+    from vision.squarenet import CELL, MARGIN, SIDE
 
     sc = get_scene(3)
     top = warp_lattice(sc.image, files_ranks_homography(sc.corners, FILES_RANKS))
     x = board_inputs(top, features(top, 1), 1)
-    lum = _lab(top)[..., 0]
+    lum = lab_of(top)[..., 0]
     n, m = 8 * CELL, MARGIN
     padded = np.zeros((n + 2 * m, n + 2 * m), np.float32)
     padded[m:-m, m:-m] = lum
