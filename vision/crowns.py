@@ -21,8 +21,9 @@ Inputs, per dark square, shape only (:func:`crown_inputs`):
 
 The network: convolution 7 × 5 → 24 filters, ReLU, max-pool 2, convolution 5 × 24 → 32, ReLU, flattened
 beside the shape features, then 128 → 64 → 1 (the logit of "king"). Plain numpy: 32 squares cost about
-1.3 ms per network, and the pipeline reads crowns again only when something on the board moved, and
-only for squares that may hold a piece. Trained by ``vision/train_crowns.py``; several trained networks
+0.8 ms per network (with the weights' subnormal numbers flushed as they load, ``read_weights``: 11 ms
+before), and the pipeline reads crowns again only when something on the board moved, and only for
+squares that may hold a piece. Trained by ``vision/train_crowns.py``; several trained networks
 may be stored in one file, their logits averaged (the committed file holds two).
 """
 

@@ -153,7 +153,7 @@ class HandReading:
 
     def odd_margin_cells(self) -> np.ndarray:
         """(GRID, GRID) bool: margin cells unlike their side (:func:`odd_margin`); computed on demand, since
-        only a lone covered square at the board's edge needs it (it costs 0.2 ms, a frame's budget is 6)."""
+        only a lone covered square at the board's edge needs it (it costs 0.2 ms, a frame's budget is 5)."""
         if self.view is None:
             return np.zeros((GRID, GRID), dtype=bool)
         return odd_margin(self.view)
