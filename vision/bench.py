@@ -357,15 +357,16 @@ def read_photo(lab: dict, images: dict[str, np.ndarray], others: list[dict]) -> 
     truth = lab["board"]
     side = np.linalg.norm(np.subtract(lab["corners"][0], lab["corners"][1])) / 8
 
-    def score(profile: dict, squares: str = "net") -> tuple[int, bool]:
+    def score(profile: dict, squares: str = "net") -> tuple[int, bool, bool]:
+        """(squares right, oriented right, a hand reported: there is none on these photos)."""
         res = VisionPipeline(profile=profile, squares=squares).process(images[lab["image"]])
         if not res.found:
-            return 0, False
+            return 0, False, False
         near = float(np.hypot(*np.subtract(res.corners["a1"], lab["a1"]))) < 0.25 * side
         return sum(g.lower() == t.lower() for g, t in zip(res.board, truth, strict=True)), \
-            res.orientation_ok is True and near
+            res.orientation_ok is True and near, res.hand
 
-    right, oriented = score({"corners": {"a1": lab["a1"]}})
+    right, oriented, hand = score({"corners": {"a1": lab["a1"]}})
     colour = score({"corners": {"a1": lab["a1"]}}, "colour")[0]  # the hand-made colour models, for comparison
     calibrated: list[tuple[str, int | None]] = []
     for other in others:
@@ -381,7 +382,8 @@ def read_photo(lab: dict, images: dict[str, np.ndarray], others: list[dict]) -> 
             continue
         profile = dict(teacher.profile(), corners={"a1": lab["a1"]})
         calibrated.append((other["image"], score(profile)[0]))
-    return {"image": lab["image"], "right": right, "colour": colour, "oriented": oriented, "calibrated": calibrated}
+    return {"image": lab["image"], "right": right, "colour": colour, "oriented": oriented, "hand": hand,
+            "calibrated": calibrated}
 
 
 def photo_lines(p: dict) -> list[str]:
@@ -409,6 +411,7 @@ def photo_lines(p: dict) -> list[str]:
         f"{sum(b['right'] == 32 for b in boards)}/{n}",
         f"    same, the colour models alone (no network)     {100 * sum(b['colour'] for b in boards) / (32 * n):.2f} "
         f"%, boards {sum(b['colour'] == 32 for b in boards)}/{n}",
+        f"    a hand reported (there is none)                {sum(b['hand'] for b in boards)}/{n}",
     ]
     if cal and not cal_read:
         out.append(f"    squares, calibrated on another photo of the board  none: no photo's position could be "

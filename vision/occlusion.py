@@ -39,13 +39,21 @@ DRIFT = 3.0  # a square counts as changed only above this many times the median 
 SPILL = 0.5  # a piece's top leans over part of a neighbour; a hand covers it (nearly) whole
 STALE_FRAMES = 90  # nothing moved for this long and the light squares look empty: relearn (lighting)
 ODD_MARGIN = 12.0  # colour distance (L halved) from its side's median beyond which a margin cell stands out
+# A light cell within 45° of a neighbouring piece's lean direction may be covered by its top
+# (vision.occlusion.leaned_over), where the lean is at least this steep: a point one square up lands this
+# many squares away. Below it even a king of thick discs (0.96 of a square tall) reaches 0.24 past its
+# centre, short of the neighbour's inner area (0.62 away).
+LEAN_COS = np.cos(np.pi / 4)
+LEAN_MIN_SHIFT = 0.25
+LEAN_PIECE_TOL = 12.0  # colour distance (L halved) of a dark cell's centre from the bare dark square: a piece
+LEAN_COLOUR_TOL = 10.0  # Lab units (a*b* for the hue) a leaned-over light cell may stray from its piece's colour
 SHADOW_HUE_TOL = 4.0  # Lab a*b* units a shadowed light square may stray from the empty colour scaled down
 
 
 def light_cover(feat: CellFeatures, bright_parity: int, board_contrast: float) -> tuple[np.ndarray, np.ndarray]:
     """(covered, strong), each (8, 8) bool: light cells that do not look like an empty light square, and
     those departing by far more than any lighting or leaning piece could (one such square is already a
-    hand)."""
+    hand). A tall piece's top can cover more than that: :func:`leaned_over` tells those squares."""
     cells = light_cells(bright_parity)
     jj, ii = cells[:, 1], cells[:, 0]
     lab = feat.inner[jj, ii]
@@ -90,6 +98,62 @@ def _leaning_piece(feat: CellFeatures, jj: np.ndarray, ii: np.ndarray, lab: np.n
     t = np.clip((rel * seg).sum(axis=2) / np.maximum((seg * seg).sum(axis=2), 1e-6), 0.0, 1.0)
     off = np.linalg.norm(rel - t[..., None] * seg, axis=2)
     return (off < tol).any(axis=1)
+
+
+def leaned_over(feat: CellFeatures, bright_parity: int, shift: np.ndarray,
+                strong: np.ndarray | None = None) -> np.ndarray:
+    """(8, 8) bool: light cells behind a neighbouring piece, as seen from the camera, that show its colour.
+
+    Under a tilted camera a piece's top lands beyond its square, away from the camera, by its height
+    times the local shift (``shift``, per dark cell). A tall piece (the thick discs of the fhgr photos,
+    a king of them twice as tall) then covers most of the light square behind it, by far more than the
+    mix :func:`light_cover` allows: on four of the six fhgr photos with no hand at all such a square read
+    as a hand, in every frame of a still video too, so the stabilizer never passed a board on.
+
+    Such a square is excused when it lies within 45° of a neighbour's lean direction, the lean
+    is steep enough for something standing there to reach it (``LEAN_MIN_SHIFT``), and its colour is that
+    neighbour's: the same hue (a piece's lit top is lighter than its side seen at the square's centre, its
+    hue the same), or, short of the ``strong`` departures of :func:`light_cover`, a mix of the empty light
+    square and it (the piece's shadow, a blurred rim). A hand or sleeve there brings a hue of its own;
+    dark skin over a maple square behind a black man is such a mix too, which is why a mix alone never
+    excuses a strong departure.
+    Only a neighbour that holds a piece leans (its centre unlike the bare dark square: ``LEAN_PIECE_TOL``);
+    on a wooden board an empty dark square's hue is close to the light one's, and to skin.
+
+    ``shift`` (32, 2), lattice dark-cell order, is where a point one square above each dark cell lands in
+    the top view (``vision.viewpoint``). Such squares are no hand, but their colour is no empty light
+    square's either: the caller keeps them out of the light references.
+    """
+    light = light_cells(bright_parity)
+    jj, ii = light[:, 1], light[:, 0]
+    lab = feat.inner[jj, ii]
+    ref = median_last(np.ascontiguousarray(lab.T))
+    far = np.zeros(len(jj), dtype=bool) if strong is None else strong[jj, ii]
+    cells = dark_cells(bright_parity)
+    grid_shift = np.zeros((10, 10, 2))
+    grid_shift[cells[:, 1] + 1, cells[:, 0] + 1] = shift
+    # a piece stands where the centre departs from the bare dark square seen around pieces (their corners)
+    bare = np.median(feat.corner[cells[:, 1], cells[:, 0]], axis=0)
+    holds = np.linalg.norm((feat.centre - bare) * (0.5, 1.0, 1.0), axis=2) > LEAN_PIECE_TOL
+    grid_shift[~pad1(holds, False)] = 0.0
+    centre = pad1(feat.centre)
+    out = np.zeros(len(jj), dtype=bool)
+    for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1)):  # the light cell minus the dark neighbour
+        y, x = jj + 1 - dj, ii + 1 - di
+        s = grid_shift[y, x]
+        norm = np.hypot(s[:, 0], s[:, 1])
+        toward = (s[:, 0] * di + s[:, 1] * dj) >= LEAN_COS * np.maximum(norm, 1e-9)
+        inside = (y >= 1) & (y <= 8) & (x >= 1) & (x <= 8)
+        piece = centre[y, x]
+        hue = np.linalg.norm(lab[:, 1:] - piece[:, 1:], axis=1) < LEAN_COLOUR_TOL
+        seg = piece - ref
+        rel = lab - ref
+        t = np.clip((rel * seg).sum(axis=1) / np.maximum((seg * seg).sum(axis=1), 1e-6), 0.0, 1.0)
+        mix = np.linalg.norm(rel - t[:, None] * seg, axis=1) < LEAN_COLOUR_TOL
+        out |= inside & toward & (norm >= LEAN_MIN_SHIFT) & (hue | (mix & ~far))
+    grid = np.zeros((8, 8), dtype=bool)
+    grid[jj[out], ii[out]] = True
+    return grid
 
 
 def _shadowed(lab: np.ndarray, ref: np.ndarray, tol: float = SHADOW_HUE_TOL) -> np.ndarray:

@@ -46,7 +46,7 @@ from vision.localize import (
     window_evidence,
     windows_beside,
 )
-from vision.occlusion import HandWatch, arm_beside, hand_nearby, hidden_dark_cells, light_cover
+from vision.occlusion import HandWatch, arm_beside, hand_nearby, hidden_dark_cells, leaned_over, light_cover
 from vision.squarenet import (
     CLASSES,
     COLOUR_OF,
@@ -289,17 +289,21 @@ class VisionPipeline:
     def _read(self, frame: np.ndarray, fit: BoardFit) -> FrameResult:
         top = warp_lattice(frame, fit.h)
         feat = features(top, fit.bright_parity)
+        # where pieces lean (vision.viewpoint): a tall piece's top over the light square behind it is no hand
+        shift, maps = self._viewpoint(fit, (frame.shape[1], frame.shape[0]))
         covered, strong = light_cover(feat, fit.bright_parity, fit.contrast)
+        leaned = covered & leaned_over(feat, fit.bright_parity, shift, strong)
+        covered, strong = covered & ~leaned, strong & ~leaned
         seen_hand = self._hands.check(frame, fit.h, fit.bright_parity, covered)
         covered = covered | seen_hand.foreign
         hand_seen = bool(covered.sum() >= 2 or strong.any() or seen_hand.hand)  # besides hidden dark squares
-        ref = light_reference(feat, fit.bright_parity, ~covered)
-        vec = cell_vectors(feat, fit.bright_parity, ~covered, ref)
+        light_ok = ~(covered | leaned)  # light squares that show the empty light colour
+        ref = light_reference(feat, fit.bright_parity, light_ok)
+        vec = cell_vectors(feat, fit.bright_parity, light_ok, ref)
         # The learned square network (vision/squarenet.py) reads every square, kings included; a colour
         # model learned from this board's start position, when there is one, sharpens its colours.
-        bare = bare_dark_colour(feat, fit.bright_parity, ~covered, ref)
+        bare = bare_dark_colour(feat, fit.bright_parity, light_ok, ref)
         if self.squares == "net":
-            shift, maps = self._viewpoint(fit, (frame.shape[1], frame.shape[0]))
             # The crown reader (vision/crowns.py, over the height strips) reads again only when something moved
             # and no hand is over the board: a king is crowned or a piece changes only under a hand, and no
             # observation is passed on while one is there. The first frame after it leaves differs from the
@@ -307,7 +311,7 @@ class VisionPipeline:
             again = self._crown is None or self._crown[0] is not fit or (not seen_hand.hand and (
                 seen_hand.still is None or not seen_hand.still.all()))
             strips = height_strips(frame, maps) if again else None
-            d = describe(board_inputs(top, feat, fit.bright_parity, ~covered, vec, bare, shift, strips))
+            d = describe(board_inputs(top, feat, fit.bright_parity, light_ok, vec, bare, shift, strips))
             prob = default_net().forward(d)
             if again:  # only squares not surely empty (a piece, or a hand that may be leaving one)
                 share = np.zeros(len(d))

@@ -261,3 +261,50 @@ def test_overlay_crosses_the_squares_read_from_the_game(get_scene):
     ph = changed @ inv[:, :2].T + inv[:, 2]
     files_ranks = ph[:, :2] / ph[:, 2:3]  # e5 spans files 4..5, ranks 4..5 in these units
     assert np.all((files_ranks > 3.8) & (files_ranks < 5.2))
+
+
+def _flat_top_view(paint: dict[tuple[int, int], tuple[int, int, int]]) -> np.ndarray:
+    """A 160×160 lattice top view: maple light cells (i + j even), walnut dark ones, some cells painted
+    (``paint`` maps lattice (i, j) to a BGR colour over the cell's middle, where a piece or its top shows)."""
+    from vision.cells import CELL
+
+    maple, walnut = (150, 200, 225), (40, 70, 110)
+    top = np.zeros((8 * CELL, 8 * CELL, 3), np.uint8)
+    for j in range(8):
+        for i in range(8):
+            top[j * CELL:(j + 1) * CELL, i * CELL:(i + 1) * CELL] = maple if (i + j) % 2 == 0 else walnut
+    m = CELL // 5
+    for (i, j), bgr in paint.items():
+        top[j * CELL + m:(j + 1) * CELL - m, i * CELL + m:(i + 1) * CELL - m] = bgr
+    return top
+
+
+def test_a_tall_pieces_top_over_the_light_square_behind_it_is_no_hand():
+    """vision.occlusion.leaned_over: a light cell behind a piece (in its lean direction, away from the
+    camera) showing that piece's colour is excused; not in front of it, not under a near-vertical camera,
+    not next to an empty dark square, and not in a colour of its own (a hand)."""
+    from vision.cells import features
+    from vision.classify import dark_cells
+    from vision.occlusion import leaned_over, light_cover
+
+    black, skin = (25, 25, 28), (120, 150, 205)
+    piece, behind, in_front = (3, 4), (3, 5), (3, 3)  # dark cell (i + j odd) and the light cells beside it
+    n = len(dark_cells(0))
+    lean = np.tile([0.0, 0.8], (n, 1))  # one square up lands 0.8 of a square towards +j: away from the camera
+
+    feat = features(_flat_top_view({piece: black, behind: black}), 0)
+    covered, strong = light_cover(feat, 0, 60.0)
+    assert covered[behind[1], behind[0]]  # what the static test alone takes for a hand
+    assert leaned_over(feat, 0, lean, strong)[behind[1], behind[0]]
+    assert not leaned_over(feat, 0, -lean, strong)[behind[1], behind[0]]  # the camera on the other side
+    assert not leaned_over(feat, 0, 0.1 * lean, strong)[behind[1], behind[0]]  # nearly straight above
+
+    feat = features(_flat_top_view({piece: black, in_front: black}), 0)
+    assert not leaned_over(feat, 0, lean, light_cover(feat, 0, 60.0)[1])[in_front[1], in_front[0]]
+
+    feat = features(_flat_top_view({behind: black}), 0)  # nothing on the dark square to lean
+    assert not leaned_over(feat, 0, lean, light_cover(feat, 0, 60.0)[1])[behind[1], behind[0]]
+
+    feat = features(_flat_top_view({piece: black, behind: skin}), 0)
+    covered, strong = light_cover(feat, 0, 60.0)
+    assert covered[behind[1], behind[0]] and not leaned_over(feat, 0, lean, strong)[behind[1], behind[0]]

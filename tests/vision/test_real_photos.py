@@ -73,16 +73,42 @@ def test_a_board_printed_in_colours_of_equal_lightness_is_found_and_placed():
 
 def test_squares_on_real_photos_with_a_labelled_position():
     """The six fhgr photos' 32 squares (kings as men), read as `dama bench vision` reads them. The floors
-    are below the figures measured (96.9 % uncalibrated, 98.1 % calibrated on another photo of the same
-    board, on 10 of 14 pairs, 2026-11-30 15:00), to guard against regressions: 75.5 % before the square
-    network had seen thick pieces (no photo's position then read back well enough to learn from), 89.6 %
-    and 91.5 % on 7 pairs before it had seen printed boards."""
+    are below the figures measured (99.0 % uncalibrated, 99.1 % calibrated on another photo of the same
+    board, on 10 of 14 pairs, 2026-11-30 20:30), to guard against regressions: 96.9 % and 98.1 % before
+    tall pieces' tops over light squares stopped counting as a hand, 75.5 % before the square network
+    had seen thick pieces (no photo's position then read back well enough to learn from), 89.6 % and
+    91.5 % on 7 pairs before it had seen printed boards."""
     from vision.bench import read_photo
 
     labels = [lab for lab in load_photo_labels() if lab.get("board") and lab.get("a1")]
     images = {lab["image"]: cv2.imread(str(Path(PHOTO_ROOT) / lab["image"])) for lab in labels}
     results = [read_photo(lab, images, labels) for lab in labels]
     assert all(r["oriented"] for r in results)
-    assert sum(r["right"] for r in results) / (32 * len(results)) >= 0.93
+    assert sum(r["right"] for r in results) / (32 * len(results)) >= 0.97
+    assert not any(r["hand"] for r in results)
     learned = [n for r in results for _, n in r["calibrated"] if n is not None]
-    assert len(learned) >= 8 and sum(learned) / (32 * len(learned)) >= 0.94
+    assert len(learned) >= 8 and sum(learned) / (32 * len(learned)) >= 0.97
+
+
+def test_tall_real_pieces_leaning_over_light_squares_are_no_hand():
+    """The fhgr discs are tall and the camera low: a piece's top covers most of the light square behind it.
+    Read as a hand, a still board never reached the stabilizer (four of the six photos, every frame, until
+    vision.occlusion.leaned_over). Each photo held still for two seconds at 10 fps must pass its board on."""
+    from vision.stabilizer import Stabilizer
+
+    labels = [lab for lab in load_photo_labels() if lab.get("board") and lab.get("a1")]
+    assert len(labels) == 6
+    for lab in labels:
+        img = cv2.imread(str(Path(PHOTO_ROOT) / lab["image"]))
+        vp = VisionPipeline(profile={"corners": {"a1": lab["a1"]}})
+        stab = Stabilizer()
+        emitted = []
+        for k in range(20):
+            res = vp.process(img, k / 10)
+            assert not res.hand, (lab["image"], k)
+            out = stab.update(k / 10, res.board, res.hand)
+            if out is not None:
+                emitted.append(out)
+        assert emitted, lab["image"]
+        wrong = sum(g.lower() != t.lower() for g, t in zip(emitted[-1], lab["board"], strict=True))
+        assert wrong <= 1, (lab["image"], emitted[-1], lab["board"])
