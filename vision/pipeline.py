@@ -292,7 +292,7 @@ class VisionPipeline:
         # where pieces lean (vision.viewpoint): a tall piece's top over the light square behind it is no hand
         shift, maps = self._viewpoint(fit, (frame.shape[1], frame.shape[0]))
         covered, strong = light_cover(feat, fit.bright_parity, fit.contrast)
-        leaned = covered & leaned_over(feat, fit.bright_parity, shift, strong)
+        leaned = covered & leaned_over(feat, fit.bright_parity, shift, strong) if covered.any() else covered
         covered, strong = covered & ~leaned, strong & ~leaned
         seen_hand = self._hands.check(frame, fit.h, fit.bright_parity, covered)
         covered = covered | seen_hand.foreign
