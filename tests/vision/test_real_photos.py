@@ -74,7 +74,7 @@ def test_a_board_printed_in_colours_of_equal_lightness_is_found_and_placed():
 def test_squares_on_real_photos_with_a_labelled_position():
     """The six fhgr photos' 32 squares (kings as men), read as `dama bench vision` reads them. The floors
     are below the figures measured (99.0 % uncalibrated, 99.1 % calibrated on another photo of the same
-    board, on 10 of 14 pairs, 2026-11-30 20:30), to guard against regressions: 96.9 % and 98.1 % before
+    board, on 10 of 14 pairs, 2026-11-30 20:25), to guard against regressions: 96.9 % and 98.1 % before
     tall pieces' tops over light squares stopped counting as a hand, 75.5 % before the square network
     had seen thick pieces (no photo's position then read back well enough to learn from), 89.6 % and
     91.5 % on 7 pairs before it had seen printed boards."""
