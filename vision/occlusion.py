@@ -117,6 +117,7 @@ def leaned_over(feat: CellFeatures, bright_parity: int, shift: np.ndarray,
     square and it (the piece's shadow, a blurred rim). A hand or sleeve there brings a hue of its own;
     dark skin over a maple square behind a black man is such a mix too, which is why a mix alone never
     excuses a strong departure.
+
     Only a neighbour that holds a piece leans (its centre unlike the bare dark square: ``LEAN_PIECE_TOL``);
     on a wooden board an empty dark square's hue is close to the light one's, and to skin.
 

@@ -97,6 +97,7 @@ def board_inputs(top_bgr: np.ndarray, feat: CellFeatures, bright_parity: int,
     how far, in squares, a point one square above each dark cell's centre lands in the top view
     (``vision.viewpoint``); None means a camera straight above the board. ``strips`` (32, N_STRIP) is the
     lightness of each dark cell's height strip (``vision.heights``); None reads as a bare square.
+    ``feat`` must be :func:`vision.cells.features` of ``top_bgr``: its Lab view is used, not converted again.
     """
     if not isinstance(top_bgr, np.ndarray) or top_bgr.shape != (8 * CELL, 8 * CELL, 3):
         raise ValueError(f"top view must be {8 * CELL}x{8 * CELL} BGR, got {getattr(top_bgr, 'shape', None)}")
