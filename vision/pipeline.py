@@ -13,7 +13,7 @@ stabilizer (``vision.stabilizer``) is applied by the caller.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
 import cv2
@@ -46,7 +46,15 @@ from vision.localize import (
     window_evidence,
     windows_beside,
 )
-from vision.occlusion import HandWatch, arm_beside, hand_nearby, hidden_dark_cells, leaned_over, light_cover
+from vision.occlusion import (
+    HandReading,
+    HandWatch,
+    arm_beside,
+    hand_nearby,
+    hidden_dark_cells,
+    leaned_over,
+    light_cover,
+)
 from vision.squarenet import (
     CLASSES,
     COLOUR_OF,
@@ -82,6 +90,10 @@ SURE_BESIDE_HAND = 0.98  # confidence with which a man or empty square beside a 
 SMOOTHING = 0.5  # weight of the newest frame in a still square's running average of probabilities
 NOT_EMPTY_FOR_CROWN = 0.01  # the crown reader (0.8 ms per network for 32 squares) skips squares surely empty
 CHARS = np.array(list(CLASSES))  # . w b W B ?
+# A still board's reading is reused (vision.pipeline.VisionPipeline._still_reading) when every square was
+# read at least this sure, for this many frames before the squares are read again.
+REUSE_CONFIDENCE = 0.9
+REUSE_FRAMES = 4
 
 
 @dataclass
@@ -139,6 +151,7 @@ class VisionPipeline:
         self._window: np.ndarray | None = None  # image corners of the window calibration read back (4×2)
         self.colour_weight = COLOUR_WEIGHT  # the learned colour model's vote against the network's
         self._net_prob: np.ndarray | None = None  # the network's own probabilities of the last frame (lattice)
+        self._last: list | None = None  # [fit, FrameResult, frames reused] of the last full reading
         if profile:
             self._load_profile(profile)
         # OpenCV builds its Lab tables on the first float conversion (~0.3 s): pay that here, not on
@@ -206,6 +219,7 @@ class VisionPipeline:
         self._prob = None
         self._crown = None
         self._own_colours = None
+        self._last = None
 
     def _locate(self, frame: np.ndarray) -> tuple[BoardFit, bool]:
         if self._fixed_h is not None:
@@ -297,6 +311,9 @@ class VisionPipeline:
         seen_hand = self._hands.check(frame, fit.h, fit.bright_parity, covered)
         covered = covered | seen_hand.foreign
         hand_seen = bool(covered.sum() >= 2 or strong.any() or seen_hand.hand)  # besides hidden dark squares
+        still = self._still_reading(fit, seen_hand, covered | strong)
+        if still is not None:
+            return still
         light_ok = ~(covered | leaned)  # light squares that show the empty light colour
         ref = light_reference(feat, fit.bright_parity, light_ok)
         vec = cell_vectors(feat, fit.bright_parity, light_ok, ref)
@@ -396,7 +413,7 @@ class VisionPipeline:
             self.model.update(vec, labels, conf)
         pts = orient._img(fit.h, orient.rotation_corners(k))
         corners = {n: (float(x), float(y)) for n, (x, y) in zip(CORNER_NAMES, pts, strict=True)}
-        return FrameResult(
+        res = FrameResult(
             found=True,
             corners=corners,
             orientation_ok=ok if known else None,
@@ -405,6 +422,31 @@ class VisionPipeline:
             homography=image_to_topview(corners, TOPVIEW_SIZE),
             confidence=np.where(hidden[order], 0.0, conf[order]),
         )
+        self._last = [fit, res, 0]
+        return res
+
+    def _still_reading(self, fit: BoardFit, seen_hand: HandReading,
+                       light_flagged: np.ndarray) -> FrameResult | None:
+        """The last reading again, when nothing on the board can have changed since it; else None.
+
+        In a game the board stands still most of the time, and reading 32 squares costs about a third of a
+        tracking frame. The motion test (vision.occlusion.HandWatch) compares every square with the frame
+        before: a piece moved, a hand or a shadow passing changes a square. So while the fit is the same,
+        a settled view is there to compare with, nothing moved or looks foreign, and the last reading was
+        sure of every square (``REUSE_CONFIDENCE``: a hard square keeps being averaged over frames until it
+        is), that reading stands. Every ``REUSE_FRAMES`` + 1-th frame is read anyway, so slow changes (the
+        light drifting, which the colour model follows) are still seen.
+        """
+        last = self._last
+        if (last is None or last[0] is not fit or self._prob is None or not seen_hand.compared
+                or seen_hand.hand or seen_hand.moving or seen_hand.still is None or not seen_hand.still.all()
+                or light_flagged.any() or last[2] >= REUSE_FRAMES):
+            return None
+        res = last[1]
+        if res.hand or "?" in res.board or float(np.min(res.confidence)) < REUSE_CONFIDENCE:
+            return None
+        last[2] += 1
+        return replace(res, confidence=res.confidence.copy())
 
     @staticmethod
     def _unknown_pieces_uncovered(prob: np.ndarray, pieces: np.ndarray, conf: np.ndarray, covered_light: np.ndarray,

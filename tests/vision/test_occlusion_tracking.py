@@ -308,3 +308,26 @@ def test_a_tall_pieces_top_over_the_light_square_behind_it_is_no_hand():
     feat = features(_flat_top_view({piece: black, behind: skin}), 0)
     covered, strong = light_cover(feat, 0, 60.0)
     assert covered[behind[1], behind[0]] and not leaned_over(feat, 0, lean, strong)[behind[1], behind[0]]
+
+
+def test_a_still_board_is_read_again_only_when_a_square_changes(get_scene, monkeypatch):
+    """VisionPipeline._still_reading: frames of a board that stands still reuse the last reading (a third of
+    a tracking frame's work), one in REUSE_FRAMES + 1 is read anyway, and the first frame in which a square
+    changes is read in full: a piece that appears (here without a hand) shows at once."""
+    import vision.pipeline as pipeline
+    from vision.render import render_scene
+
+    sc = get_scene(3)
+    before = sc.image
+    k = sc.board.index(".")
+    after_board = sc.board[:k] + "w" + sc.board[k + 1:]
+    after = render_scene(after_board, sc.params).image  # the same noise: only that square differs
+    full_reads = []
+    real = pipeline.describe
+    monkeypatch.setattr(pipeline, "describe", lambda x: full_reads.append(1) or real(x))
+    vp = VisionPipeline()
+    boards = [vp.process(before, n / 10).board for n in range(12)]
+    assert len(set(boards)) == 1 and boards[0].lower() == sc.board.lower()
+    assert 12 // (pipeline.REUSE_FRAMES + 1) <= len(full_reads) < 12 // 2  # most reused, some read anyway
+    res = vp.process(after, 1.2)
+    assert res.board[k] == "w", res.board
