@@ -38,6 +38,8 @@ MARGIN_CHANGED = 0.2  # the margin (frame, table, picture border) is less tidy t
 DRIFT = 3.0  # a square counts as changed only above this many times the median light square's change
 SPILL = 0.5  # a piece's top leans over part of a neighbour; a hand covers it (nearly) whole
 STALE_FRAMES = 90  # nothing moved for this long and the light squares look empty: relearn (lighting)
+LEAN_COS_MOVED = np.cos(np.pi / 3)  # leaning_onto: within 60° of a moved piece's lean direction
+LEAN_QUIET_FRAMES = 8  # nothing moved for this long: a changed light square behind a changed piece is its top
 ODD_MARGIN = 12.0  # colour distance (L halved) from its side's median beyond which a margin cell stands out
 # A light cell within 45° of a neighbouring piece's lean direction may be covered by its top
 # (vision.occlusion.leaned_over), where the lean is at least this steep: a point one square up lands this
@@ -282,6 +284,29 @@ def arm_beside(odd: np.ndarray, bright_parity: int) -> np.ndarray:
     return near[cells[:, 1] + 1, cells[:, 0] + 1]
 
 
+def leaning_onto(changed_dark: np.ndarray, bright_parity: int, shift: np.ndarray) -> np.ndarray:
+    """(GRID, GRID) bool: light cells behind a changed dark square, as seen from the camera.
+
+    A piece set down on a square, or lifted from it, changes the light square behind it as much as its
+    top covered: under a low camera a tall piece's top covers most of it (:func:`leaned_over`), more than
+    ``SPILL`` allows. A light cell within 60° of a changed dark square's lean direction, where the lean is
+    steep enough to reach it (``LEAN_MIN_SHIFT``), changed for that piece: leaning along a diagonal, a
+    tall top covers both light squares beside the diagonal. A hand changes more than those squares, and
+    ``HandWatch.check`` asks only once nothing has moved for ``LEAN_QUIET_FRAMES``: a hand's changed
+    region whose near edge is all dark squares would pass this test too. ``changed_dark`` is (GRID, GRID).
+    """
+    cells = dark_cells(bright_parity)
+    y, x = cells[:, 1] + 1, cells[:, 0] + 1
+    s = np.asarray(shift, dtype=np.float64)
+    norm = np.hypot(s[:, 0], s[:, 1])
+    moved = changed_dark[y, x] & (norm >= LEAN_MIN_SHIFT)
+    out = np.zeros((GRID, GRID), dtype=bool)
+    for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+        toward = moved & ((s[:, 0] * di + s[:, 1] * dj) >= LEAN_COS_MOVED * np.maximum(norm, 1e-9))
+        out[y[toward] + dj, x[toward] + di] = True
+    return out
+
+
 def _same_place(h0: np.ndarray, h1: np.ndarray, tol: float = 0.5) -> bool:
     """Do two lattice homographies number the same board alike (corners within ``tol`` squares)?
 
@@ -346,8 +371,13 @@ class HandWatch:
         return mask.reshape(GRID, MCELL, GRID, MCELL).mean(axis=(1, 3))
 
     def check(self, frame: np.ndarray, h_lattice: np.ndarray, bright_parity: int,
-              static_covered: np.ndarray) -> HandReading:
-        """Compare this frame with the settled board; ``static_covered`` is :func:`light_cover`'s first."""
+              static_covered: np.ndarray, shift: np.ndarray | None = None) -> HandReading:
+        """Compare this frame with the settled board; ``static_covered`` is :func:`light_cover`'s first.
+
+        ``shift`` (32, 2), where a point one square above each dark cell lands in the top view
+        (``vision.viewpoint``), tells which light squares a tall piece set down on or lifted from a
+        changed dark square may cover whole (:func:`leaning_onto`); once nothing has moved for
+        ``LEAN_QUIET_FRAMES``, such squares alone are no hand."""
         if self._h is None or not _same_place(self._h, h_lattice):
             self.reset()  # another numbering of the lattice: the old views no longer line up
         self._h = h_lattice.copy()
@@ -378,6 +408,11 @@ class HandWatch:
         dark = ~light & ~MARGIN
         piece = cv2.dilate((changed & dark).astype(np.uint8), CROSS).astype(bool)
         unexplained = changed & ~dark & ~(piece & (share < SPILL))
+        if shift is not None and unexplained.any() and not moving and self._quiet >= LEAN_QUIET_FRAMES:
+            # Nothing has moved for a while: what is left changed may be a tall piece's top over the square
+            # behind it, set down or lifted there (leaning_onto). A hand held that still over just those
+            # squares is rare, and the network's covered class still sees one over the dark square.
+            unexplained &= ~leaning_onto(changed & dark, bright_parity, shift)
         hand_cells = np.zeros((GRID, GRID), dtype=bool)
         if unexplained.any():
             n, comp = cv2.connectedComponents(changed.astype(np.uint8), connectivity=8)

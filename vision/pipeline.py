@@ -308,7 +308,7 @@ class VisionPipeline:
         covered, strong = light_cover(feat, fit.bright_parity, fit.contrast)
         leaned = covered & leaned_over(feat, fit.bright_parity, shift, strong) if covered.any() else covered
         covered, strong = covered & ~leaned, strong & ~leaned
-        seen_hand = self._hands.check(frame, fit.h, fit.bright_parity, covered)
+        seen_hand = self._hands.check(frame, fit.h, fit.bright_parity, covered, shift)
         covered = covered | seen_hand.foreign
         hand_seen = bool(covered.sum() >= 2 or strong.any() or seen_hand.hand)  # besides hidden dark squares
         still = self._still_reading(fit, seen_hand, covered | strong)

@@ -331,3 +331,22 @@ def test_a_still_board_is_read_again_only_when_a_square_changes(get_scene, monke
     assert 12 // (pipeline.REUSE_FRAMES + 1) <= len(full_reads) < 12 // 2  # most reused, some read anyway
     res = vp.process(after, 1.2)
     assert res.board[k] == "w", res.board
+
+
+def test_the_light_squares_a_moved_tall_piece_may_cover_lie_behind_it():
+    """vision.occlusion.leaning_onto: behind a changed dark square, away from the camera, within 60° of its
+    lean (a diagonal lean covers both light squares beside the diagonal); none under a near-vertical
+    camera, none next to an unchanged square."""
+    from vision.classify import dark_cells
+    from vision.occlusion import GRID, leaning_onto
+
+    n = len(dark_cells(0))
+    changed = np.zeros((GRID, GRID), dtype=bool)
+    i, j = 3, 4  # a dark cell for bright parity 0 (i + j odd); grid cells are (j + 1, i + 1)
+    changed[j + 1, i + 1] = True
+    up = leaning_onto(changed, 0, np.tile([0.0, 0.8], (n, 1)))
+    assert up[j + 2, i + 1] and up.sum() == 1  # only the light square behind it
+    diagonal = leaning_onto(changed, 0, np.tile([0.6, 0.6], (n, 1)))
+    assert diagonal[j + 2, i + 1] and diagonal[j + 1, i + 2] and diagonal.sum() == 2
+    assert not leaning_onto(changed, 0, np.tile([0.0, 0.1], (n, 1))).any()
+    assert not leaning_onto(np.zeros_like(changed), 0, np.tile([0.0, 0.8], (n, 1))).any()
