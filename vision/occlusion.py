@@ -95,11 +95,17 @@ def _leaning_piece(feat: CellFeatures, jj: np.ndarray, ii: np.ndarray, lab: np.n
     pad[:, 0], pad[:, -1] = pad[:, 1], pad[:, -2]
     y, x = jj + 1, ii + 1
     neigh = np.stack([pad[y - 1, x], pad[y + 1, x], pad[y, x - 1], pad[y, x + 1]], axis=1)  # (N, 4, 3)
-    seg = neigh - ref  # from the empty light colour towards each neighbour's centre colour
-    rel = (lab - ref)[:, None, :]
-    t = np.clip((rel * seg).sum(axis=2) / np.maximum((seg * seg).sum(axis=2), 1e-6), 0.0, 1.0)
-    off = np.linalg.norm(rel - t[..., None] * seg, axis=2)
-    return (off < tol).any(axis=1)
+    return (_off_mix(lab[:, None, :], ref, neigh) < tol).any(axis=1)
+
+
+def _off_mix(colour: np.ndarray, empty: np.ndarray, piece: np.ndarray) -> np.ndarray:
+    """Lab distance of ``colour`` from the nearest mix of ``empty`` and ``piece`` (Lab on the last axis,
+    broadcast): how far a light square's colour is from anything between the empty light colour and a
+    piece's."""
+    seg = piece - empty
+    rel = colour - empty
+    t = np.clip((rel * seg).sum(axis=-1) / np.maximum((seg * seg).sum(axis=-1), 1e-6), 0.0, 1.0)
+    return np.linalg.norm(rel - t[..., None] * seg, axis=-1)
 
 
 def leaned_over(feat: CellFeatures, bright_parity: int, shift: np.ndarray,
@@ -149,10 +155,7 @@ def leaned_over(feat: CellFeatures, bright_parity: int, shift: np.ndarray,
         inside = (y >= 1) & (y <= 8) & (x >= 1) & (x <= 8)
         piece = centre[y, x]
         hue = np.linalg.norm(lab[:, 1:] - piece[:, 1:], axis=1) < LEAN_COLOUR_TOL
-        seg = piece - ref
-        rel = lab - ref
-        t = np.clip((rel * seg).sum(axis=1) / np.maximum((seg * seg).sum(axis=1), 1e-6), 0.0, 1.0)
-        mix = np.linalg.norm(rel - t[:, None] * seg, axis=1) < LEAN_COLOUR_TOL
+        mix = _off_mix(lab, ref, piece) < LEAN_COLOUR_TOL
         out |= inside & toward & (norm >= LEAN_MIN_SHIFT) & (hue | (mix & ~far))
     grid = np.zeros((8, 8), dtype=bool)
     grid[jj[out], ii[out]] = True
