@@ -98,6 +98,14 @@ def _leaning_piece(feat: CellFeatures, jj: np.ndarray, ii: np.ndarray, lab: np.n
     return (_off_mix(lab[:, None, :], ref, neigh) < tol).any(axis=1)
 
 
+def _leans_toward(shift: np.ndarray, di: int, dj: int, cos_min: float) -> np.ndarray:
+    """(N,) bool: a piece on squares with top-view ``shift`` (N, 2) per unit height leans far enough to reach
+    a neighbour (``LEAN_MIN_SHIFT``) and towards the one at lattice step (di, dj), within arccos ``cos_min``."""
+    norm = np.hypot(shift[:, 0], shift[:, 1])
+    along = shift[:, 0] * di + shift[:, 1] * dj
+    return (norm >= LEAN_MIN_SHIFT) & (along >= cos_min * np.maximum(norm, 1e-9))
+
+
 def _off_mix(colour: np.ndarray, empty: np.ndarray, piece: np.ndarray) -> np.ndarray:
     """Lab distance of ``colour`` from the nearest mix of ``empty`` and ``piece`` (Lab on the last axis,
     broadcast): how far a light square's colour is from anything between the empty light colour and a
@@ -150,13 +158,12 @@ def leaned_over(feat: CellFeatures, bright_parity: int, shift: np.ndarray,
     for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1)):  # the light cell minus the dark neighbour
         y, x = jj + 1 - dj, ii + 1 - di
         s = grid_shift[y, x]
-        norm = np.hypot(s[:, 0], s[:, 1])
-        toward = (s[:, 0] * di + s[:, 1] * dj) >= LEAN_COS * np.maximum(norm, 1e-9)
+        toward = _leans_toward(s, di, dj, LEAN_COS)
         inside = (y >= 1) & (y <= 8) & (x >= 1) & (x <= 8)
         piece = centre[y, x]
         hue = np.linalg.norm(lab[:, 1:] - piece[:, 1:], axis=1) < LEAN_COLOUR_TOL
         mix = _off_mix(lab, ref, piece) < LEAN_COLOUR_TOL
-        out |= inside & toward & (norm >= LEAN_MIN_SHIFT) & (hue | (mix & ~far))
+        out |= inside & toward & (hue | (mix & ~far))
     grid = np.zeros((8, 8), dtype=bool)
     grid[jj[out], ii[out]] = True
     return grid
@@ -301,11 +308,10 @@ def leaning_onto(changed_dark: np.ndarray, bright_parity: int, shift: np.ndarray
     cells = dark_cells(bright_parity)
     y, x = cells[:, 1] + 1, cells[:, 0] + 1
     s = np.asarray(shift, dtype=np.float64)
-    norm = np.hypot(s[:, 0], s[:, 1])
-    moved = changed_dark[y, x] & (norm >= LEAN_MIN_SHIFT)
+    moved = changed_dark[y, x]
     out = np.zeros((GRID, GRID), dtype=bool)
     for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1)):
-        toward = moved & ((s[:, 0] * di + s[:, 1] * dj) >= LEAN_COS_MOVED * np.maximum(norm, 1e-9))
+        toward = moved & _leans_toward(s, di, dj, LEAN_COS_MOVED)
         out[y[toward] + dj, x[toward] + di] = True
     return out
 
