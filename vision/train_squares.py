@@ -99,19 +99,22 @@ def training_board(rng: np.random.Generator) -> str:
 
 
 def scene_params(rng: np.random.Generator, size: tuple[int, int], holdout_only: bool = False,
-                 tall_rate: float = 0.0, printed_rate: float = 0.0):
+                 tall_rate: float = 0.0, printed_rate: float = 0.0, tilt_max: float = 50.0,
+                 tall_height: tuple[float, float] | None = None):
     """Random scene params plus the palette indices used (recorded for the hold-out split).
 
     ``holdout_only`` builds a scene entirely of held-out choices (dark wood, both piece colours, cool light).
     ``tall_rate``: share of scenes with thick pieces (:func:`vision.render.params.with_thick_pieces`); at 0
     no random number is drawn for it, so the sets rendered before it came are rendered the same.
     ``printed_rate``: share of scenes on a printed board (:func:`vision.render.params.with_printed_board`),
-    likewise drawn only when above 0.
+    likewise drawn only when above 0. ``tilt_max``: the steepest camera tilt in degrees (the benchmark's
+    scenes stop at 50°; real photos taken from a chair reach 60° at the far edge). ``tall_height``: the
+    thick pieces' height range in squares (default ``THICK_PIECE_HEIGHT``).
     """
     from vision.render import params as P
     from vision.render import random_scene_params
 
-    params = random_scene_params(rng, size=size)
+    params = random_scene_params(rng, size=size, tilt_max=tilt_max)
     idx = {"dark_wood": int(rng.integers(len(P.DARK_WOODS))), "light_piece": int(rng.integers(len(P.LIGHT_PIECES))),
            "dark_piece": int(rng.integers(len(P.DARK_PIECES)))}
     temp = float(rng.uniform(-1, 1))
@@ -126,7 +129,7 @@ def scene_params(rng: np.random.Generator, size: tuple[int, int], holdout_only: 
         tint=(1.0 + 0.07 * temp, 1.0, 1.0 - 0.06 * temp),
     )
     if tall_rate > 0 and rng.random() < tall_rate:
-        params = P.with_thick_pieces(params, rng)
+        params = P.with_thick_pieces(params, rng, tall_height or P.THICK_PIECE_HEIGHT)
     if printed_rate > 0 and rng.random() < printed_rate:
         params = P.with_printed_board(params, rng)
     held = (idx["dark_wood"] == HOLDOUT["dark_wood"]) | (idx["light_piece"] == HOLDOUT["light_piece"]) \
@@ -150,14 +153,16 @@ def board_samples(image: np.ndarray, corners: dict, rng: np.random.Generator | N
 def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_SEED,
                    sizes: tuple[tuple[int, int], ...] | None = None, hand_rate: float = 0.2,
                    covered: bool = False, holding_rate: float = 0.0, tall_rate: float = 0.0,
-                   printed_rate: float = 0.0) -> dict[str, np.ndarray]:
+                   printed_rate: float = 0.0, tilt_max: float = 50.0,
+                   tall_height: tuple[float, float] | None = None) -> dict[str, np.ndarray]:
     """Render the training set: inputs, labels (0..5), held-out flag, scene id and square (observation order) per row.
 
     ``sizes``: frame sizes drawn uniformly per scene; None draws 1280×720 (60 %) or 640×360.
     ``hand_rate``: share of boards with a hand or arm over them. Squares the renderer marks occluded are
     left out, or with ``covered`` kept with the label ``COVERED`` (what the network must learn to say
     when a hand hides a square). ``holding_rate``: share of those hands holding a piece. ``tall_rate``:
-    share of scenes with thick pieces, ``printed_rate`` on a printed board (:func:`scene_params`).
+    share of scenes with thick pieces, ``printed_rate`` on a printed board, ``tilt_max`` and ``tall_height``
+    as in :func:`scene_params`.
     """
     from vision.geometry import SQUARE_NAMES
     from vision.render import HandPose, render_scene
@@ -170,7 +175,8 @@ def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_S
             size = (1280, 720) if rng.random() < 0.6 else (640, 360)
         else:
             size = sizes[int(rng.integers(len(sizes)))]
-        params, is_held = scene_params(rng, size, tall_rate=tall_rate, printed_rate=printed_rate)
+        params, is_held = scene_params(rng, size, tall_rate=tall_rate, printed_rate=printed_rate,
+                                       tilt_max=tilt_max, tall_height=tall_height)
         for _ in range(boards_per_scene):
             board = "wwwwwwwwwwww........bbbbbbbbbbbb" if rng.random() < 0.1 else training_board(rng)
             hand = None
@@ -274,6 +280,10 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--tall-rate", type=float, default=0.0, help="share of scenes with thick pieces")
     r.add_argument("--printed-rate", type=float, default=0.0,
                    help="share of scenes on a printed board (flat colours of any hue, no grain)")
+    r.add_argument("--tilt-max", type=float, default=50.0, help="steepest camera tilt in degrees (default 50)")
+    r.add_argument("--tall-height", default=None,
+                   help="thick pieces' height range in squares, e.g. 0.4,0.6 (default: vision.render.params."
+                        "THICK_PIECE_HEIGHT)")
     r.add_argument("--sizes", default=None,
                    help="frame sizes drawn uniformly per scene, e.g. 480x270,640x360 (default: 60 %% 1280x720, "
                         "40 %% 640x360)")
@@ -300,8 +310,15 @@ def main(argv: list[str] | None = None) -> int:
         except ValueError:
             print(f"train_squares: --sizes must look like 1280x720,640x360, not {args.sizes!r}", file=sys.stderr)
             return 2
+        try:
+            tall_height = None if args.tall_height is None else tuple(float(v) for v in args.tall_height.split(","))
+            if tall_height is not None and (len(tall_height) != 2 or not 0 < tall_height[0] <= tall_height[1]):
+                raise ValueError
+        except ValueError:
+            print(f"train_squares: --tall-height must look like 0.4,0.6, not {args.tall_height!r}", file=sys.stderr)
+            return 2
         data = render_dataset(args.scenes, args.boards, args.seed, sizes, args.hand_rate, args.covered,
-                              args.holding_rate, args.tall_rate, args.printed_rate)
+                              args.holding_rate, args.tall_rate, args.printed_rate, args.tilt_max, tall_height)
         np.savez_compressed(args.out, **data)
         print(f"{len(data['y'])} squares, per class {np.bincount(data['y'], minlength=len(CLASSES)).tolist()}, "
               f"{int(data['held'].sum())} from held-out scenes -> {args.out}")

@@ -300,6 +300,28 @@ def test_training_renders_and_trains_both_networks(tmp_path):
         assert p.shape == (3, len(CLASSES)) and np.allclose(p.sum(axis=1), 1.0)
 
 
+def test_steep_cameras_and_tall_pieces_can_be_rendered_for_training(capsys):
+    """The training scenes may go past the benchmark's 50° and its thick pieces' heights (real photos taken
+    from a chair see the far edge at 60°); the ranges asked for hold, and the default draws are unchanged."""
+    from vision.render.params import THICK_PIECE_HEIGHT
+    from vision.train_squares import main, scene_params
+
+    tilts, heights = [], []
+    for s in range(40):
+        params, _ = scene_params(np.random.default_rng([5, s]), (640, 360), tall_rate=1.0, tilt_max=62.0,
+                                 tall_height=(0.45, 0.6))
+        tilts.append(params.tilt_deg)
+        heights.append(params.piece_height)
+    assert max(tilts) <= 62.0 and max(tilts) > 50.0
+    assert min(heights) >= 0.45 and max(heights) <= 0.6
+    a, _ = scene_params(np.random.default_rng([5, 0]), (640, 360), tall_rate=1.0)
+    b, _ = scene_params(np.random.default_rng([5, 0]), (640, 360), tall_rate=1.0, tilt_max=50.0,
+                        tall_height=THICK_PIECE_HEIGHT)
+    assert repr(a) == repr(b)  # the camera holds arrays: compare the printed values
+    assert main(["render", "--scenes", "1", "--tall-height", "0.6,0.4", "--out", "unused.npz"]) == 2
+    assert "--tall-height" in capsys.readouterr().err
+
+
 def test_training_refuses_a_broken_set(tmp_path, capsys):
     from vision.train_squares import main
 

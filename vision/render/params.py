@@ -284,9 +284,10 @@ THICK_PIECE_HEIGHT = (0.3, 0.48)
 THICK_PIECE_DIAMETER = (0.8, 0.96)
 
 
-def with_thick_pieces(params: SceneParams, rng: np.random.Generator) -> SceneParams:
-    """``params`` with thick pieces (``THICK_PIECE_HEIGHT``, ``THICK_PIECE_DIAMETER``)."""
-    return replace(params, piece_height=float(rng.uniform(*THICK_PIECE_HEIGHT)),
+def with_thick_pieces(params: SceneParams, rng: np.random.Generator,
+                      height: tuple[float, float] = THICK_PIECE_HEIGHT) -> SceneParams:
+    """``params`` with thick pieces (``height`` in squares, ``THICK_PIECE_DIAMETER``)."""
+    return replace(params, piece_height=float(rng.uniform(*height)),
                    piece_diameter=float(rng.uniform(*THICK_PIECE_DIAMETER)))
 
 
