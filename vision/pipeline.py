@@ -383,7 +383,12 @@ class VisionPipeline:
                 pieces, conf = decide(prob, covered_threshold=COVERED_IN_PICTURE)
             else:
                 pieces, conf = decide(prob)
-            if picture_of_known_board:
+            # Uncalibrated, a picture whose colours the network's reading explains as well as the hand-made
+            # model's (_colours_of_this_picture learned none of its own) is of a board it reads, too.
+            picture_it_reads = picture_of_known_board or (
+                self.model is None and not seen_hand.compared and self._own_colours is not None
+                and self._own_colours[1] is None)
+            if picture_it_reads:
                 # A square beside a hand (hidden_dark_cells) that reads surely as empty or a man is seen past
                 # the hand. Not a king: the crown reader can take a hand's height for a second disc. In video
                 # the motion test decides what is hidden (below).

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from vision.geometry import SQUARE_NAMES, files_ranks_homography
 from vision.pipeline import COLOUR_WEIGHT, VisionPipeline
@@ -243,6 +244,35 @@ def test_visible_squares_beside_a_hand_keep_a_sure_reading_in_one_picture(monkey
     (off_unknown, off_invented), (on_unknown, on_invented) = counts.values()
     assert on_unknown < off_unknown, counts
     assert on_invented <= off_invented, counts
+
+
+@pytest.mark.parametrize("i", [31, 366, 923])
+def test_visible_squares_beside_a_hand_keep_a_sure_reading_in_one_uncalibrated_picture(monkeypatch, get_bench_draw,
+                                                                                       i):
+    """The same without calibration, where the picture's colours show the network reads the board (it learned
+    no colours of its own from it). Scenes of `dama bench vision` that read visible squares beside a hand
+    (31, 366) or a suspected one (923) as '?': they keep their readings now, and no square under the hand
+    reads as a wrong piece for it."""
+    import vision.pipeline as pipeline
+    from vision.render import render_scene
+
+    _, params, board, hand, mirrored = get_bench_draw(1, i)
+    assert not mirrored
+    r = render_scene(board, params, hand=hand, seed=i)
+
+    def read(sure: float) -> tuple[int, int]:
+        monkeypatch.setattr(pipeline, "SURE_BESIDE_HAND", sure)
+        vp = VisionPipeline(profile={"corners": {"a1": list(r.corners["a1"])}})
+        got = vp.process(r.image).board
+        assert vp._own_colours[1] is None  # the premise: the network's reading explains this picture's colours
+        unknown = sum(o == "0" and g == "?" for g, o in zip(got, r.occluded, strict=True))
+        wrong = sum(g != "?" and g.lower() != t.lower() for g, t in zip(got, board, strict=True))
+        return unknown, wrong
+
+    rule = pipeline.SURE_BESIDE_HAND
+    off, on = read(1.01), read(rule)
+    assert off[0] > 0 and on[0] < off[0], (off, on)
+    assert on[1] == off[1] == 0, (off, on)
 
 
 def test_overlay_crosses_the_squares_read_from_the_game(get_scene):
