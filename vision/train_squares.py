@@ -280,7 +280,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--tall-rate", type=float, default=0.0, help="share of scenes with thick pieces")
     r.add_argument("--printed-rate", type=float, default=0.0,
                    help="share of scenes on a printed board (flat colours of any hue, no grain)")
-    r.add_argument("--tilt-max", type=float, default=50.0, help="steepest camera tilt in degrees (default 50)")
+    r.add_argument("--tilt-max", type=float, default=50.0,
+                   help="steepest camera tilt in degrees, up to 62 (default 50)")
     r.add_argument("--tall-height", default=None,
                    help="thick pieces' height range in squares, e.g. 0.4,0.6 (default: vision.render.params."
                         "THICK_PIECE_HEIGHT)")
@@ -316,6 +317,11 @@ def main(argv: list[str] | None = None) -> int:
                 raise ValueError
         except ValueError:
             print(f"train_squares: --tall-height must look like 0.4,0.6, not {args.tall_height!r}", file=sys.stderr)
+            return 2
+        # random_scene_params keeps tilt plus half the field of view under 82° with a field of 40° or more,
+        # which it can only up to 62°
+        if not 0.0 <= args.tilt_max <= 62.0:
+            print(f"train_squares: --tilt-max must lie in 0..62 degrees, not {args.tilt_max}", file=sys.stderr)
             return 2
         data = render_dataset(args.scenes, args.boards, args.seed, sizes, args.hand_rate, args.covered,
                               args.holding_rate, args.tall_rate, args.printed_rate, args.tilt_max, tall_height)

@@ -320,6 +320,8 @@ def test_steep_cameras_and_tall_pieces_can_be_rendered_for_training(capsys):
     assert repr(a) == repr(b)  # the camera holds arrays: compare the printed values
     assert main(["render", "--scenes", "1", "--tall-height", "0.6,0.4", "--out", "unused.npz"]) == 2
     assert "--tall-height" in capsys.readouterr().err
+    assert main(["render", "--scenes", "1", "--tilt-max", "85", "--out", "unused.npz"]) == 2
+    assert "--tilt-max" in capsys.readouterr().err
 
 
 def test_training_refuses_a_broken_set(tmp_path, capsys):
