@@ -158,12 +158,11 @@ def leaned_over(feat: CellFeatures, bright_parity: int, shift: np.ndarray,
     for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1)):  # the light cell minus the dark neighbour
         y, x = jj + 1 - dj, ii + 1 - di
         s = grid_shift[y, x]
-        toward = _leans_toward(s, di, dj, LEAN_COS)
-        inside = (y >= 1) & (y <= 8) & (x >= 1) & (x <= 8)
+        toward = _leans_toward(s, di, dj, LEAN_COS)  # never off the board: the padding's shift is zero
         piece = centre[y, x]
         hue = np.linalg.norm(lab[:, 1:] - piece[:, 1:], axis=1) < LEAN_COLOUR_TOL
         mix = _off_mix(lab, ref, piece) < LEAN_COLOUR_TOL
-        out |= inside & toward & (hue | (mix & ~far))
+        out |= toward & (hue | (mix & ~far))
     grid = np.zeros((8, 8), dtype=bool)
     grid[jj[out], ii[out]] = True
     return grid
