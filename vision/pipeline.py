@@ -30,7 +30,7 @@ from vision.classify import (
     explains_worse,
     light_reference,
 )
-from vision.crowns import default_crown_reader
+from vision.crowns import default_crown_reader, on_this_board, share_of
 from vision.geometry import CORNER_NAMES, START_BOARD, image_to_topview
 from vision.heights import height_strips, strip_maps
 from vision.localize import (
@@ -334,7 +334,9 @@ class VisionPipeline:
                 share = np.zeros(len(d))
                 piece = prob[:, 0] < 1.0 - NOT_EMPTY_FOR_CROWN
                 if piece.any():
-                    share[piece] = default_crown_reader().king_share(d[piece])
+                    # Weighed against the board's other pieces (one set of discs, mostly men)
+                    likely = prob[piece, 1:5].sum(axis=1) > 0.5
+                    share[piece] = share_of(on_this_board(default_crown_reader().logits(d[piece]), likely))
                 self._crown = (fit, share)
             prob = with_crowns(prob, self._crown[1])
         if self.model is None:

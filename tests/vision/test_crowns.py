@@ -4,10 +4,21 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from vision.crowns import CrownReader, conv_forward, crown_inputs, default_crown_reader
+from vision.crowns import (
+    BOARD_PULL,
+    BOARD_PULL_LIMIT,
+    CrownReader,
+    conv_forward,
+    crown_inputs,
+    default_crown_reader,
+    on_this_board,
+    share_of,
+)
 from vision.heights import ACROSS, ALONG
-from vision.squarenet import N_INPUT, STRIP_IN_DESC, describe
+from vision.squarenet import KING_THRESHOLD, N_INPUT, STRIP_IN_DESC, describe
 from vision.train_crowns import backward, init, main
 
 
@@ -96,3 +107,61 @@ def test_training_end_to_end_with_two_networks(tmp_path, capsys):
     assert np.allclose(reader.logits(d), mean)
     assert main(["--data", str(tmp_path / "missing.npz"), "--out", str(out)]) == 2
     assert main(["--data", str(data), "--nets", "0", "--out", str(out)]) == 2
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(-30, 30), min_size=1, max_size=32), st.data())
+def test_the_board_moves_every_piece_alike_and_only_so_far(logits, data):
+    """Weighing a piece against its board shifts every logit by the same amount, at most the pull times its
+    limit: the order of the pieces is kept, and no board can crown a piece the reader is sure is a man."""
+    logits = np.array(logits)
+    pieces = np.array(data.draw(st.lists(st.booleans(), min_size=len(logits), max_size=len(logits))))
+    moved = on_this_board(logits, pieces)
+    shift = moved - logits
+    assert np.allclose(shift, shift[0])
+    assert abs(shift[0]) <= BOARD_PULL * BOARD_PULL_LIMIT + 1e-9
+    if pieces.sum() < 3:
+        assert np.array_equal(moved, logits)
+
+
+def test_a_board_of_plain_men_lets_an_unsure_king_through_and_a_board_of_kings_keeps_its_kings():
+    king_at = np.log(KING_THRESHOLD / (1 - KING_THRESHOLD))
+    unsure = king_at - 0.8  # the reader alone: a man
+    men = np.array([unsure, -9.0, -8.0, -10.0, -7.5])
+    assert share_of(np.array([unsure]))[0] < KING_THRESHOLD
+    assert share_of(on_this_board(men, np.ones(5, dtype=bool)))[0] >= KING_THRESHOLD
+    # the same piece among thick men that all look half like kings stays a man
+    thick = np.array([unsure, 1.0, 0.5, 1.5, 0.0])
+    assert share_of(on_this_board(thick, np.ones(5, dtype=bool)))[0] < KING_THRESHOLD
+    # an endgame of kings only: they all stay kings
+    kings = np.array([5.0, 6.0, 7.0, 5.5])
+    assert (share_of(on_this_board(kings, np.ones(4, dtype=bool))) >= KING_THRESHOLD).all()
+    # squares that are not pieces (empty, a hand) do not count
+    assert np.array_equal(on_this_board(men, np.array([True, True, False, False, False])), men)
+
+
+@pytest.mark.parametrize("i", [17, 97, 99])
+def test_kings_the_reader_alone_misses_are_found_against_their_board(monkeypatch, get_bench_draw, i):
+    """Scenes of `dama bench vision` where a king whose height shows (its top 3 px or more beyond a man's)
+    read as a man from its square alone: weighed against the board's men it reads as a king, and no man
+    is crowned for it."""
+    import vision.crowns as crowns
+    from vision.bench import CROWN_SHOWS_PX, crown_px
+    from vision.pipeline import VisionPipeline
+    from vision.render import render_scene
+
+    _, params, board, hand, mirrored = get_bench_draw(1, i)
+    r = render_scene(board, params, hand=hand, seed=i)
+    shows = crown_px(r.corners, params.piece_height, r.image.shape[1::-1]) >= CROWN_SHOWS_PX
+
+    def read(pull: float) -> tuple[int, int]:
+        monkeypatch.setattr(crowns, "BOARD_PULL", pull)
+        got = VisionPipeline(profile={"corners": {"a1": list(r.corners["a1"])}}).process(r.image).board
+        missed = sum(t in "WB" and g == t.lower() and s for g, t, s in zip(got, board, shows, strict=True))
+        crowned = sum(t in "wb" and g == t.upper() for g, t in zip(got, board, strict=True))
+        return missed, crowned
+
+    rule = crowns.BOARD_PULL
+    alone, weighed = read(0.0), read(rule)
+    assert alone[0] > 0, alone
+    assert weighed == (0, 0), (alone, weighed)
