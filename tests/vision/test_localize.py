@@ -198,3 +198,24 @@ def test_a_lattice_whose_cells_told_their_colour_wrongly_still_gives_the_board(m
     monkeypatch.setattr(loc, "_board_from_lattice", lambda *a, **k: as_given(*a, **{**k, "flip": False}))
     with pytest.raises(NotFound):
         localize(gray)
+
+
+@pytest.mark.parametrize("i", [167, 578])
+def test_a_start_position_window_on_the_frame_gives_way_to_the_light_squares(monkeypatch, get_bench_draw, i):
+    """Scenes 167 and 578 of `dama bench vision --seed 2` (start positions, framed boards): the rows of men
+    hide the X-corners beside them, and a window one row onto the frame ties with the board or beats it by
+    one corner. The light cells of the row only it has are frame, those of the board's extra row are light
+    squares, so the board wins; without that colour test the window stays on the frame."""
+    import vision.localize as loc
+    from vision.bench import _mirror
+    from vision.render import render_scene
+
+    i, params, board, hand, mirrored = get_bench_draw(2, i)
+    r = render_scene(board, params, hand=hand, seed=i)
+    frame, corners = r.image, r.corners
+    if mirrored:
+        frame, corners, _, _ = _mirror(r.image, r.corners, board, r.occluded)
+    assert _corner_errors(_image_corners(loc.localize_frame(frame)), corners).max() < 2.0
+    monkeypatch.setattr(loc, "LIGHT_CELL_MARGIN", float("inf"))
+    side = np.linalg.norm(np.subtract(corners["a1"], corners["h1"])) / 8
+    assert _corner_errors(_image_corners(loc.localize_frame(frame)), corners).max() > 0.5 * side
