@@ -84,7 +84,10 @@ MIN_START_AGREEMENT = 0.75  # share of squares a start-position frame must read 
 COLOUR_WEIGHT = 0.5
 COLOUR_WEIGHT_UNFAMILIAR = 1.0
 MIN_EACH_TO_LEARN = 2  # empty squares, light and dark pieces a position must show to learn the colours from
-FAMILIAR_START = 31 / 32  # share of the start position the network alone must read for a familiar board
+# share of the known position (start or other) the network alone must read for a familiar board: all of it.
+# At 31/32 a board whose dark men the network missed once was familiar, and the bounded colour model could
+# not correct that square in play (docs/vision.md, "Learning a known position").
+FAMILIAR_START = 1.0
 COVERED_IN_PICTURE = 0.5  # "covered" bar in one picture of a familiar board with no hand seen elsewhere
 SURE_BESIDE_HAND = 0.98  # confidence with which a man or empty square beside a hand in one picture keeps its reading
 SMOOTHING = 0.5  # weight of the newest frame in a still square's running average of probabilities
@@ -151,6 +154,7 @@ class VisionPipeline:
         self._window: np.ndarray | None = None  # image corners of the window calibration read back (4×2)
         self.colour_weight = COLOUR_WEIGHT  # the learned colour model's vote against the network's
         self._net_prob: np.ndarray | None = None  # the network's own probabilities of the last frame (lattice)
+        self._learning = False  # reading back the frame colours are being learned from (no vote bound)
         self._last: list | None = None  # [fit, FrameResult, frames reused] of the last full reading
         if profile:
             self._load_profile(profile)
@@ -355,8 +359,11 @@ class VisionPipeline:
             if self.squares == "net":
                 net_covered = prob[:, COVERED].copy()
                 self._net_prob = prob  # before the colour model: what calibration compares (no copy made)
-                # on a board the network read alone at calibration, a king it is sure of stays a king
-                kings, most = (KING_KEPT, COLOUR_VOTE_MOST) if self.familiar else (None, None)
+                # on a board the network read alone at calibration, a king it is sure of stays a king, and the
+                # colour model's vote is bounded, except on the very frame it is learned from (_learn_on)
+                kings, most = (None, None)
+                if self.familiar:
+                    kings, most = KING_KEPT, None if self._learning else COLOUR_VOTE_MOST
                 prob = with_colour_model(prob, self.model, vec, temper=self.colour_weight, keep_kings=kings,
                                          most=most)
             else:
@@ -682,9 +689,16 @@ class VisionPipeline:
         truth = self._position_truth(fit, k, board)
         self.model = ColourModel.learn(vec, truth)
         # Read back at the usual weight: the network's own view is what tells a window a square off the
-        # board (whose colour classes fit their own frame) from the right one.
+        # board (whose colour classes fit their own frame) from the right one. Without the bound on the
+        # colour model's vote (COLOUR_VOTE_MOST): on the frame they were learned from the colours are right
+        # by construction, and bounded they could not correct a network blind to this board's dark men, so
+        # the right window read back worse than one a square off (docs/vision.md, "Learning a known position").
         self.colour_weight, self._net_prob = COLOUR_WEIGHT, None
-        res = self._read(frame, fit)
+        self._learning = True
+        try:
+            res = self._read(frame, fit)
+        finally:
+            self._learning = False
         if self._net_prob is not None:  # if the window is kept, this weight holds in play
             self.colour_weight = _colour_weight(_colours(self._net_prob), truth)
         return _read_back(res.board, board), res

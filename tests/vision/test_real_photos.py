@@ -73,8 +73,10 @@ def test_a_board_printed_in_colours_of_equal_lightness_is_found_and_placed():
 
 def test_squares_on_real_photos_with_a_labelled_position():
     """The six fhgr photos' 32 squares (kings as men), read as `dama bench vision` reads them. The floors
-    are below the figures measured (99.0 % uncalibrated, 99.1 % calibrated on another photo of the same
-    board, on 10 of 14 pairs, 2026-11-30 20:25), to guard against regressions: 96.9 % and 98.1 % before
+    are below the figures measured (99.0 % uncalibrated, 99.3 % calibrated on another photo of the same
+    board, on 13 of 14 pairs, 2026-12-01 01:15; 10 pairs while a network that missed one square of the
+    known position still counted as knowing the board, and the bounded colour model could not correct it
+    even on the photo it was learned from), to guard against regressions: 96.9 % and 98.1 % before
     tall pieces' tops over light squares stopped counting as a hand, 75.5 % before the square network
     had seen thick pieces (no photo's position then read back well enough to learn from), 89.6 % and
     91.5 % on 7 pairs before it had seen printed boards."""
@@ -87,7 +89,7 @@ def test_squares_on_real_photos_with_a_labelled_position():
     assert sum(r["right"] for r in results) / (32 * len(results)) >= 0.97
     assert not any(r["hand"] for r in results)
     learned = [n for r in results for _, n in r["calibrated"] if n is not None]
-    assert len(learned) >= 8 and sum(learned) / (32 * len(learned)) >= 0.97
+    assert len(learned) >= 12 and sum(learned) / (32 * len(learned)) >= 0.97
 
 
 def test_tall_real_pieces_leaning_over_light_squares_are_no_hand():
