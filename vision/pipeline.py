@@ -154,7 +154,6 @@ class VisionPipeline:
         self._window: np.ndarray | None = None  # image corners of the window calibration read back (4×2)
         self.colour_weight = COLOUR_WEIGHT  # the learned colour model's vote against the network's
         self._net_prob: np.ndarray | None = None  # the network's own probabilities of the last frame (lattice)
-        self._learning = False  # reading back the frame colours are being learned from (no vote bound)
         self._last: list | None = None  # [fit, FrameResult, frames reused] of the last full reading
         if profile:
             self._load_profile(profile)
@@ -304,7 +303,9 @@ class VisionPipeline:
         res.ms = (time.perf_counter() - t0) * 1000
         return res
 
-    def _read(self, frame: np.ndarray, fit: BoardFit) -> FrameResult:
+    def _read(self, frame: np.ndarray, fit: BoardFit, bound_votes: bool = True) -> FrameResult:
+        """The board under ``fit``; ``bound_votes=False`` lifts the bound on the colour model's vote
+        (``COLOUR_VOTE_MOST``), for the frame the colours are being learned from (:meth:`_learn_on`)."""
         top = warp_lattice(frame, fit.h)
         feat = features(top, fit.bright_parity)
         # where pieces lean (vision.viewpoint): a tall piece's top over the light square behind it is no hand
@@ -363,7 +364,7 @@ class VisionPipeline:
                 # colour model's vote is bounded, except on the very frame it is learned from (_learn_on)
                 kings, most = (None, None)
                 if self.familiar:
-                    kings, most = KING_KEPT, None if self._learning else COLOUR_VOTE_MOST
+                    kings, most = KING_KEPT, COLOUR_VOTE_MOST if bound_votes else None
                 prob = with_colour_model(prob, self.model, vec, temper=self.colour_weight, keep_kings=kings,
                                          most=most)
             else:
@@ -694,11 +695,7 @@ class VisionPipeline:
         # by construction, and bounded they could not correct a network blind to this board's dark men, so
         # the right window read back worse than one a square off (docs/vision.md, "Learning a known position").
         self.colour_weight, self._net_prob = COLOUR_WEIGHT, None
-        self._learning = True
-        try:
-            res = self._read(frame, fit)
-        finally:
-            self._learning = False
+        res = self._read(frame, fit, bound_votes=False)
         if self._net_prob is not None:  # if the window is kept, this weight holds in play
             self.colour_weight = _colour_weight(_colours(self._net_prob), truth)
         return _read_back(res.board, board), res
