@@ -123,21 +123,25 @@ def _light_squares_beside(frame: np.ndarray, board: BoardFit) -> BoardFit:
     gray = to_gray(frame, board.view)
     outer, inner = window_evidence(gray, board)
     back = np.linalg.inv(board.h)
+
+    def light(du: int = 0, dv: int = 0) -> set[tuple[int, int]]:
+        """The light cells of the window (du, dv) squares from ``board``, in ``board``'s lattice."""
+        return {(i, j) for i in range(du, du + 8) for j in range(dv, dv + 8) if (i + j) % 2 == board.bright_parity}
+
+    ours = light()
     for moved in windows_beside(gray, board):
         o, n = window_evidence(gray, moved)
         if o != outer or n < inner - TIE_INNER:
             continue
         du, dv = np.round(_apply(back, _apply(moved.h, np.zeros((1, 2))))[0]).astype(int)
-        ours = {(i, j) for i in range(8) for j in range(8) if (i + j) % 2 == board.bright_parity}
-        theirs = {(i + du, j + dv) for i in range(8) for j in range(8) if (i + j + du + dv) % 2 == board.bright_parity}
+        theirs = light(du, dv)
         common, only_ours, only_theirs = sorted(ours & theirs), sorted(ours - theirs), sorted(theirs - ours)
         if not only_ours or not only_theirs:
             continue
         lab = _median_cell_colours(frame, board.h, common + only_ours + only_theirs)
-        ref = np.median(lab[:len(common)], axis=0)
-        spread = float(np.median(np.linalg.norm(lab[:len(common)] - ref, axis=1)))
-        off_ours = float(np.median(np.linalg.norm(lab[len(common):len(common) + len(only_ours)] - ref, axis=1)))
-        off_theirs = float(np.median(np.linalg.norm(lab[len(common) + len(only_ours):] - ref, axis=1)))
+        groups = np.split(lab, [len(common), len(common) + len(only_ours)])
+        ref = np.median(groups[0], axis=0)
+        spread, off_ours, off_theirs = (float(np.median(np.linalg.norm(g - ref, axis=1))) for g in groups)
         if off_ours > off_theirs + max(LIGHT_CELL_MARGIN, LIGHT_CELL_SPREADS * spread):
             return moved
     return board
