@@ -1,7 +1,7 @@
 """`dama bench vision`: the vision figures on seeded rendered scenes and on the labelled real photos.
 
     dama bench vision [--n 300] [--size 1280x720] [--seed 1] [--photos-only] [--no-photos] [--thick-pieces]
-                      [--printed-boards]
+                      [--printed-boards] [--off-centre]
 
 Every scene is a fresh random camera, board, light and table (``vision.render``); a fifth show the start
 position, the rest random mid-game positions with kings; some have a hand over the board and some are
@@ -9,7 +9,9 @@ mirrored (a board placed with a light corner on the players' left, čl. 2.4). Ea
 uncalibrated (no profile) and calibrated (colour model learned from a start-position frame of the same
 scene, as ``dama calibrate`` would). ``--thick-pieces`` renders the same scenes with pieces thicker and
 wider than a tournament set's (``vision.render.params.with_thick_pieces``), ``--printed-boards`` on
-printed boards of flat colours of any hue instead of wood (``vision.render.params.with_printed_board``).
+printed boards of flat colours of any hue instead of wood (``vision.render.params.with_printed_board``),
+``--off-centre`` with every piece set down up to a little over a fifth of a square off its square's centre
+(``vision.render.params.with_pieces_off_centre``; the plain scenes keep them within 0.08).
 Progress goes to stderr, figures to stdout.
 """
 
@@ -214,15 +216,17 @@ def _hand_over_board(mask: np.ndarray, corners: dict) -> bool:
 
 
 def scene_draws(n: int, size: tuple[int, int], seed: int,
-                thick: bool = False, printed: bool = False) -> Iterator[tuple[int, Any, str, Any, bool]]:
+                thick: bool = False, printed: bool = False,
+                off_centre: bool = False) -> Iterator[tuple[int, Any, str, Any, bool]]:
     """The benchmark's seeded scenes as drawn, nothing rendered yet: (index, scene parameters, board, hand
     or None, mirrored). A test can take any one scene of the benchmark without rendering those before it.
     ``thick``: the same scenes with thick pieces (``vision.render.params.with_thick_pieces``, drawn from a
     generator of their own, so everything else stays as it was); ``printed``: on printed boards
-    (``vision.render.params.with_printed_board``, likewise)."""
+    (``vision.render.params.with_printed_board``, likewise); ``off_centre``: pieces set down off their
+    squares' centres (``vision.render.params.with_pieces_off_centre``, likewise)."""
     from vision.geometry import SQUARE_NAMES
     from vision.render import HandPose, random_scene_params
-    from vision.render.params import with_printed_board, with_thick_pieces
+    from vision.render.params import with_pieces_off_centre, with_printed_board, with_thick_pieces
 
     rng = np.random.default_rng(seed)
     for i in range(n):
@@ -237,20 +241,23 @@ def scene_draws(n: int, size: tuple[int, int], seed: int,
             params = with_thick_pieces(params, np.random.default_rng([seed, i, THICK_STREAM]))
         if printed:
             params = with_printed_board(params, np.random.default_rng([seed, i, PRINTED_STREAM]))
+        if off_centre:
+            params = with_pieces_off_centre(params, np.random.default_rng([seed, i, OFF_CENTRE_STREAM]))
         yield i, params, board, hand, mirrored
 
 
 THICK_STREAM = 7  # the thick pieces' own random stream beside the scenes' seed
 PRINTED_STREAM = 8  # the printed boards' own
+OFF_CENTRE_STREAM = 9  # the off-centre placements' own
 
 
 def run_synthetic(n: int, size: tuple[int, int], seed: int, thick: bool = False,
-                  printed: bool = False) -> tuple[Tally, Tally]:
+                  printed: bool = False, off_centre: bool = False) -> tuple[Tally, Tally]:
     from vision.render import render_scene
 
     calibrated, default = Tally(), Tally()
     t0 = time.time()
-    for i, params, board, hand, mirrored in scene_draws(n, size, seed, thick, printed):
+    for i, params, board, hand, mirrored in scene_draws(n, size, seed, thick, printed, off_centre):
         r = render_scene(board, params, hand=hand, seed=i)
         hand_on_board = hand is not None and _hand_over_board(r.hand_mask, r.corners)
         start = render_scene(START_BOARD, params, seed=10_000 + i)
@@ -438,6 +445,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="the same scenes with thick pieces (0.3-0.48 of a square tall, 0.8-0.96 wide)")
     ap.add_argument("--printed-boards", action="store_true",
                     help="the same scenes on printed boards (flat colours of any hue, no wood grain)")
+    ap.add_argument("--off-centre", action="store_true",
+                    help="the same scenes with every piece up to 0.22 of a square off its square's centre")
     args = ap.parse_args(argv or [])
     try:
         w, h = (int(v) for v in args.size.lower().split("x"))
@@ -445,11 +454,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"dama bench vision: --size must look like 1280x720, not {args.size!r}", file=sys.stderr)
         return 2
     cv2.setNumThreads(1)  # the figures are per core
-    kinds = "".join([", thick pieces"] * args.thick_pieces + [", printed boards"] * args.printed_boards)
+    kinds = "".join([", thick pieces"] * args.thick_pieces + [", printed boards"] * args.printed_boards
+                    + [", pieces off centre"] * args.off_centre)
     print(f"dama bench vision  (seed {args.seed}, {w}x{h}{kinds}, one OpenCV thread)")
     if not args.photos_only:
         calibrated, default = run_synthetic(args.n, (w, h), args.seed, args.thick_pieces,
-                                            args.printed_boards)
+                                            args.printed_boards, args.off_centre)
         print("\n".join(calibrated.lines("rendered, calibrated (colour model from the start position)")))
         print("\n".join(default.lines("rendered, uncalibrated (default colour model; the caller gives a1)")))
     if not args.no_photos:

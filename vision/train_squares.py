@@ -100,7 +100,7 @@ def training_board(rng: np.random.Generator) -> str:
 
 def scene_params(rng: np.random.Generator, size: tuple[int, int], holdout_only: bool = False,
                  tall_rate: float = 0.0, printed_rate: float = 0.0, tilt_max: float = 50.0,
-                 tall_height: tuple[float, float] | None = None):
+                 tall_height: tuple[float, float] | None = None, off_centre_rate: float = 0.0):
     """Random scene params plus the palette indices used (recorded for the hold-out split).
 
     ``holdout_only`` builds a scene entirely of held-out choices (dark wood, both piece colours, cool light).
@@ -109,7 +109,9 @@ def scene_params(rng: np.random.Generator, size: tuple[int, int], holdout_only: 
     ``printed_rate``: share of scenes on a printed board (:func:`vision.render.params.with_printed_board`),
     likewise drawn only when above 0. ``tilt_max``: the steepest camera tilt in degrees (the benchmark's
     scenes stop at 50°; real photos taken from a chair reach 60° at the far edge). ``tall_height``: the
-    thick pieces' height range in squares (default ``THICK_PIECE_HEIGHT``).
+    thick pieces' height range in squares (default ``THICK_PIECE_HEIGHT``). ``off_centre_rate``: share of
+    scenes with the pieces set down off their squares' centres (:func:`vision.render.params.with_pieces_off_centre`),
+    drawn only when above 0.
     """
     from vision.render import params as P
     from vision.render import random_scene_params
@@ -132,6 +134,8 @@ def scene_params(rng: np.random.Generator, size: tuple[int, int], holdout_only: 
         params = P.with_thick_pieces(params, rng, tall_height or P.THICK_PIECE_HEIGHT)
     if printed_rate > 0 and rng.random() < printed_rate:
         params = P.with_printed_board(params, rng)
+    if off_centre_rate > 0 and rng.random() < off_centre_rate:
+        params = P.with_pieces_off_centre(params, rng)
     held = (idx["dark_wood"] == HOLDOUT["dark_wood"]) | (idx["light_piece"] == HOLDOUT["light_piece"]) \
         | (idx["dark_piece"] == HOLDOUT["dark_piece"]) | (temp > COOL_LIGHT)
     return params, bool(held)
@@ -154,15 +158,16 @@ def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_S
                    sizes: tuple[tuple[int, int], ...] | None = None, hand_rate: float = 0.2,
                    covered: bool = False, holding_rate: float = 0.0, tall_rate: float = 0.0,
                    printed_rate: float = 0.0, tilt_max: float = 50.0,
-                   tall_height: tuple[float, float] | None = None) -> dict[str, np.ndarray]:
+                   tall_height: tuple[float, float] | None = None,
+                   off_centre_rate: float = 0.0) -> dict[str, np.ndarray]:
     """Render the training set: inputs, labels (0..5), held-out flag, scene id and square (observation order) per row.
 
     ``sizes``: frame sizes drawn uniformly per scene; None draws 1280×720 (60 %) or 640×360.
     ``hand_rate``: share of boards with a hand or arm over them. Squares the renderer marks occluded are
     left out, or with ``covered`` kept with the label ``COVERED`` (what the network must learn to say
     when a hand hides a square). ``holding_rate``: share of those hands holding a piece. ``tall_rate``:
-    share of scenes with thick pieces, ``printed_rate`` on a printed board, ``tilt_max`` and ``tall_height``
-    as in :func:`scene_params`.
+    share of scenes with thick pieces, ``printed_rate`` on a printed board, ``tilt_max``, ``tall_height`` and
+    ``off_centre_rate`` as in :func:`scene_params`.
     """
     from vision.geometry import SQUARE_NAMES
     from vision.render import HandPose, render_scene
@@ -176,7 +181,7 @@ def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_S
         else:
             size = sizes[int(rng.integers(len(sizes)))]
         params, is_held = scene_params(rng, size, tall_rate=tall_rate, printed_rate=printed_rate,
-                                       tilt_max=tilt_max, tall_height=tall_height)
+                                       tilt_max=tilt_max, tall_height=tall_height, off_centre_rate=off_centre_rate)
         for _ in range(boards_per_scene):
             board = "wwwwwwwwwwww........bbbbbbbbbbbb" if rng.random() < 0.1 else training_board(rng)
             hand = None
@@ -280,6 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     r.add_argument("--tall-rate", type=float, default=0.0, help="share of scenes with thick pieces")
     r.add_argument("--printed-rate", type=float, default=0.0,
                    help="share of scenes on a printed board (flat colours of any hue, no grain)")
+    r.add_argument("--off-centre-rate", type=float, default=0.0,
+                   help="share of scenes with the pieces up to 0.22 of a square off their squares' centres")
     r.add_argument("--tilt-max", type=float, default=50.0,
                    help="steepest camera tilt in degrees, up to 62 (default 50)")
     r.add_argument("--tall-height", default=None,
@@ -324,7 +331,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"train_squares: --tilt-max must lie in 0..62 degrees, not {args.tilt_max}", file=sys.stderr)
             return 2
         data = render_dataset(args.scenes, args.boards, args.seed, sizes, args.hand_rate, args.covered,
-                              args.holding_rate, args.tall_rate, args.printed_rate, args.tilt_max, tall_height)
+                              args.holding_rate, args.tall_rate, args.printed_rate, args.tilt_max, tall_height,
+                              args.off_centre_rate)
         np.savez_compressed(args.out, **data)
         print(f"{len(data['y'])} squares, per class {np.bincount(data['y'], minlength=len(CLASSES)).tolist()}, "
               f"{int(data['held'].sum())} from held-out scenes -> {args.out}")

@@ -291,6 +291,21 @@ def with_thick_pieces(params: SceneParams, rng: np.random.Generator,
                    piece_diameter=float(rng.uniform(*THICK_PIECE_DIAMETER)))
 
 
+# Pieces set down off their squares' centres. random_scene_params puts each piece within 0.08 of a square of
+# its centre, as a careful player does; in a quick game a piece lands wherever the hand lets go, and on
+# the fhgr photos in ../shared/photos some stand a quarter of a square off, their edge over the light
+# square beside them. Used for ``dama bench vision --off-centre`` and training sets
+# (vision/train_squares.py --off-centre-rate).
+OFF_CENTRE_MOST = 0.22  # fraction of a square, along each side
+
+
+def with_pieces_off_centre(params: SceneParams, rng: np.random.Generator, most: float = OFF_CENTRE_MOST) -> SceneParams:
+    """``params`` with every piece up to ``most`` of a square off its square's centre along each side."""
+    half = most * params.geometry.square_mm
+    offsets = tuple((float(a), float(b)) for a, b in rng.uniform(-half, half, (32, 2)))
+    return replace(params, piece_offsets=offsets)
+
+
 # Printed boards: flat colours on card, vinyl or cloth, no grain and no veneer joints: roll-up tournament
 # boards, printed sets, the fhgr photos' red/green and blue/green boards in ../shared/photos. Their
 # colours are unlike any wood: the playing colour may be any hue, and the other colour may be as light as
