@@ -5,11 +5,13 @@ the square's lightness along the direction away from the camera, at the picture'
 two discs: the near rim, the seam between the discs, the top landing twice as far as a man's. Where
 along the strip those arcs fall depends on the camera and the board's size in the picture, so the reader
 slides the same small filters along the strip (two convolution layers) rather than learning every
-position apart, as the earlier multilayer perceptron did. The committed pair (2026-11-30) was trained on
-eleven sets, two of them of thick pieces (0.3–0.48 of a square, as the real discs of the fhgr photos):
-on validation scenes it finds 66.9 % of 12 418 kings at 171 men taken for kings in 44 532. The pair
-before it, trained on the nine sets of thin pieces, found 70.4 % of 10 017 at 60 in 35 948 there, but
-took 418 of 549 thick men for kings on ``dama bench vision --thick-pieces`` (docs/vision.md).
+position apart, as the earlier multilayer perceptron did. The committed pair (2026-12-01) was trained on
+fourteen sets: two of thick pieces (0.3–0.48 of a square, as the real discs of the fhgr photos) and three
+of pieces set down up to 0.22 of a square off centre (``vision.render.params.with_pieces_off_centre``);
+the pair before it, which had seen pieces only within 0.08 of the centre, took 271 of 1 380 men for
+kings on ``dama bench vision --off-centre`` (an off-centre piece's strip looks stretched, as a king's
+does), this one 10. The pair before that, trained on thin pieces only, took 418 of 549 thick men for
+kings on ``dama bench vision --thick-pieces`` (docs/vision.md).
 
 Inputs, per dark square, shape only (:func:`crown_inputs`):
 
