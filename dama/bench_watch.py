@@ -28,7 +28,7 @@ from board_io.sources import LoopedSource, VideoFileSource
 from dama.bus import EventBus
 from dama.companion import BoardSession, Companion
 from dama.demo.script import demo_script
-from dama.demo.video import cache_dir, video_key
+from dama.demo.video import cache_dir, render_into_cache, video_key
 from dama.sinks.journal import JournalSink
 from dama.sinks.pdn import PdnSink
 
@@ -53,10 +53,7 @@ def clip(plies: int, size: tuple[int, int], fps: float) -> Path:
     path = folder / f"bench-{video_key(boards, 5, size, fps, 1.5)}.mp4"
     if not path.exists():
         print(f"rendering the benchmark clip ({plies} plies, {size[0]}x{size[1]})...", flush=True)
-        tmp = path.with_name(".tmp-" + path.name)
-        render_video(boards, tmp, seed=5, size=size, fps=fps, hold_seconds=1.5)
-        os.replace(tmp, path)
-        os.replace(tmp.with_suffix(".json"), path.with_suffix(".json"))
+        render_into_cache(path, lambda tmp: render_video(boards, tmp, seed=5, size=size, fps=fps, hold_seconds=1.5))
     return path
 
 

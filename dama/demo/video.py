@@ -72,21 +72,33 @@ def ensure_demo_video(folder: Path | None = None, *, show_progress: bool = True,
     path = folder / f"demo-{video_key(boards, seed, size, fps, hold_seconds)}.mp4"
     if path.exists():
         return path
-    fd, tmp = tempfile.mkstemp(prefix=".demo-", suffix=".mp4", dir=folder)
+    render_into_cache(path, lambda tmp: render_video(boards, tmp, seed=seed, size=size, fps=fps,
+                                                     hold_seconds=hold_seconds,
+                                                     progress=_progress_bar() if show_progress else None))
+    for old in folder.glob("demo-*"):  # videos of an older script or renderer are never used again
+        if old.stem != path.stem:
+            old.unlink(missing_ok=True)
+    return path
+
+
+def render_into_cache(path: Path, render: Callable[[Path], object]) -> Path:
+    """``render(tmp)`` into a temporary file of this process's own beside ``path``, then renamed onto it
+    with the ground truth ``.json`` the renderer writes beside the video.
+
+    An interrupted render is never used, and two processes filling the cache at once (two test runs,
+    several boards of one broadcast) each rename a complete file of their own: with one shared temporary
+    name one renamed the file away under the other, whose rename then failed.
+    """
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
     os.close(fd)
     try:
-        render_video(boards, tmp, seed=seed, size=size, fps=fps, hold_seconds=hold_seconds,
-                     progress=_progress_bar() if show_progress else None)
+        render(Path(tmp))
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
         truth = Path(tmp).with_suffix(".json")
         if truth.exists():
             os.replace(truth, path.with_suffix(".json"))
-        for old in folder.glob("demo-*"):  # videos of an older script or renderer are never used again
-            if old.stem != path.stem:
-                old.unlink(missing_ok=True)
     finally:
         for leftover in (Path(tmp), Path(tmp).with_suffix(".json")):
-            if leftover.exists():
-                leftover.unlink()
+            leftover.unlink(missing_ok=True)
     return path
