@@ -8,10 +8,10 @@ slides the same small filters along the strip (two convolution layers) rather th
 position apart, as the earlier multilayer perceptron did. The committed pair (2026-12-01) was trained on
 fourteen sets: two of thick pieces (0.3–0.48 of a square, as the real discs of the fhgr photos) and three
 of pieces set down up to 0.22 of a square off centre (``vision.render.params.with_pieces_off_centre``);
-on ``dama bench vision --off-centre`` 271 of the 565 kings the pair before it reported were not kings
-(it had seen pieces only within 0.08 of the centre, and an off-centre piece's strip looks stretched, as a
-king's does), of this pair's 341 10. The pair before that, trained on thin pieces only, took 418 of 549 thick men for
-kings on ``dama bench vision --thick-pieces`` (docs/vision.md).
+on ``dama bench vision --off-centre`` 10 of the 341 kings it reports are men, against 271 of 565 for the
+pair before it, which had seen pieces only within 0.08 of the centre (an off-centre piece's strip looks
+stretched, as a king's does). The pair before that, trained on thin pieces only, took 418 of 549 thick
+men for kings on ``dama bench vision --thick-pieces`` (docs/vision.md).
 
 Inputs, per dark square, shape only (:func:`crown_inputs`):
 
