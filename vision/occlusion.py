@@ -56,6 +56,31 @@ def light_cover(feat: CellFeatures, bright_parity: int, board_contrast: float) -
     """(covered, strong), each (8, 8) bool: light cells that do not look like an empty light square, and
     those departing by far more than any lighting or leaning piece could (one such square is already a
     hand). A tall piece's top can cover more than that: :func:`leaned_over` tells those squares."""
+    jj, ii, lab, ref, dist, tol = _light_distances(feat, bright_parity, board_contrast)
+    far = dist > 2.5 * tol
+    # moderate departures that a neighbouring man leaning over explains are not a hand
+    bad = (dist > tol) | (feat.spread[jj, ii] > 0.6)
+    bad &= ~((_leaning_piece(feat, jj, ii, lab, ref) | _shadowed(lab, ref)) & ~far)
+    covered = np.zeros((8, 8), dtype=bool)
+    covered[jj[bad], ii[bad]] = True
+    strong = np.zeros((8, 8), dtype=bool)
+    strong[jj[far], ii[far]] = True
+    return covered, strong
+
+
+def light_departure(feat: CellFeatures, bright_parity: int, board_contrast: float) -> np.ndarray:
+    """(8, 8) how far each light cell's inner colour lies from the empty light square's, in units of the
+    tolerance :func:`light_cover` allows (above 1 it calls the cell covered); 0 on dark cells. Below 1 it
+    still tells a little: part of a hand over the square moves it, a piece's rim along its edge hardly."""
+    jj, ii, _, _, dist, tol = _light_distances(feat, bright_parity, board_contrast)
+    out = np.zeros((8, 8))
+    out[jj, ii] = dist / tol
+    return out
+
+
+def _light_distances(feat: CellFeatures, bright_parity: int, board_contrast: float
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, float]:
+    """(rows, columns, inner Lab, reference Lab, distance, tolerance) of the 32 light cells."""
     cells = light_cells(bright_parity)
     jj, ii = cells[:, 1], cells[:, 0]
     lab = feat.inner[jj, ii]
@@ -72,15 +97,7 @@ def light_cover(feat: CellFeatures, bright_parity: int, board_contrast: float) -
     med = float(median_last(dist))
     mad = float(median_last(np.abs(dist - med)))
     tol = max(10.0, med + 5.0 * 1.4826 * mad, 0.06 * board_contrast)
-    far = dist > 2.5 * tol
-    # moderate departures that a neighbouring man leaning over explains are not a hand
-    bad = (dist > tol) | (feat.spread[jj, ii] > 0.6)
-    bad &= ~((_leaning_piece(feat, jj, ii, lab, ref) | _shadowed(lab, ref)) & ~far)
-    covered = np.zeros((8, 8), dtype=bool)
-    covered[jj[bad], ii[bad]] = True
-    strong = np.zeros((8, 8), dtype=bool)
-    strong[jj[far], ii[far]] = True
-    return covered, strong
+    return jj, ii, lab, ref, dist, tol
 
 
 def _leaning_piece(feat: CellFeatures, jj: np.ndarray, ii: np.ndarray, lab: np.ndarray, ref: np.ndarray,

@@ -54,7 +54,9 @@ from vision.occlusion import (
     hidden_dark_cells,
     leaned_over,
     light_cover,
+    light_departure,
 )
+from vision.second_look import second_look
 from vision.squarenet import (
     CLASSES,
     COLOUR_OF,
@@ -333,8 +335,14 @@ class VisionPipeline:
             again = self._crown is None or self._crown[0] is not fit or (not seen_hand.hand and (
                 seen_hand.still is None or not seen_hand.still.all()))
             strips = height_strips(frame, maps) if again else None
-            d = describe(board_inputs(top, feat, fit.bright_parity, light_ok, vec, bare, shift, strips))
+            x = board_inputs(top, feat, fit.bright_parity, light_ok, vec, bare, shift, strips)
+            d = describe(x)
             prob = default_net().forward(d)
+            if not hand_seen:  # a piece set down off its square's centre is not a hand (vision.second_look)
+                bp = fit.bright_parity
+                prob = second_look(default_net().forward, x, prob, feat, bp,
+                                   lambda: light_departure(feat, bp, fit.contrast),
+                                   lambda: arm_beside(seen_hand.odd_margin_cells(), bp))
             if again:  # only squares not surely empty (a piece, or a hand that may be leaving one)
                 share = np.zeros(len(d))
                 piece = prob[:, 0] < 1.0 - NOT_EMPTY_FOR_CROWN

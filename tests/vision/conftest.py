@@ -54,14 +54,15 @@ def get_scene():
 SIZE_BENCH = (1280, 720)  # the benchmark's frame size
 
 
-def bench_draw(seed: int, i: int) -> tuple:
+def bench_draw(seed: int, i: int, **variant: bool) -> tuple:
     """Scene ``i`` of ``dama bench vision --seed SEED`` at 1280×720, as drawn (index, parameters, board,
-    hand, mirrored), without rendering the scenes before it."""
+    hand, mirrored), without rendering the scenes before it; ``variant`` as ``scene_draws`` takes them
+    (``off_centre=True`` for ``--off-centre``)."""
     from itertools import islice
 
     from vision.bench import scene_draws
 
-    return next(islice(scene_draws(i + 1, SIZE_BENCH, seed), i, None))
+    return next(islice(scene_draws(i + 1, SIZE_BENCH, seed, **variant), i, None))
 
 
 @pytest.fixture
