@@ -65,6 +65,17 @@ def test_pieces_set_down_off_centre_are_read_and_no_hand_is_reported(monkeypatch
     assert _read(image, corners).hand  # the network alone calls an off-centre piece a hand
 
 
+def test_a_piece_may_spill_onto_the_light_square_it_was_pushed_towards(monkeypatch, get_bench_draw):
+    """Scene 82 of `dama bench vision --off-centre`: a piece pushed towards a light neighbour covers part
+    of it. That neighbour may depart from the empty colour up to SPILL_DEPARTURE; held to the bar of the
+    other neighbours, the piece stays a hand."""
+    image, corners, board, occluded = _picture(get_bench_draw, 1, 82, off_centre=True)
+    res = _read(image, corners)
+    assert not res.hand and _colours_right(res.board, board, occluded), (res.board, board)
+    monkeypatch.setattr(look, "SPILL_DEPARTURE", look.NEIGHBOUR_DEPARTURE)
+    assert _read(image, corners).hand
+
+
 def test_a_fingertip_over_a_piece_stays_a_hand(monkeypatch, get_bench_draw):
     """Scene 278 of `dama bench vision --seed 2`: a finger over a dark man at the board's edge, seen
     nowhere else. Cut around another centre the man shows beside the finger, so the second look would
