@@ -40,7 +40,7 @@ from vision.squarenet import (
     mirror_edges,
 )
 
-STEP = 2  # top-view px between centres tried: even, so the half-resolution colour patch is cut as at home
+STEP = 2  # top-view px between centres tried: even, so colour patches keep board_inputs' grid of 2×2 means
 REACH = 4  # top-view px (0.2 of a square at CELL = 20): as far as a piece set down carelessly lands
 SHIFTS = tuple((dy, dx) for dy in range(-REACH, REACH + 1, STEP) for dx in range(-REACH, REACH + 1, STEP)
                if (dy, dx) != (0, 0))
