@@ -341,7 +341,7 @@ class VisionPipeline:
             if not hand_seen:  # a piece set down off its square's centre is not a hand (vision.second_look)
                 bp = fit.bright_parity
                 prob = second_look(default_net().forward, x, prob, feat, bp,
-                                   lambda: light_departure(feat, bp, fit.contrast),
+                                   lambda: np.where(covered, np.inf, light_departure(feat, bp, fit.contrast)),
                                    lambda: arm_beside(seen_hand.odd_margin_cells(), bp))
             if again:  # only squares not surely empty (a piece, or a hand that may be leaving one)
                 share = np.zeros(len(d))

@@ -12,9 +12,9 @@ centre; a fingertip reads as covered wherever the patch is cut. A fingertip over
 that piece from one side, though, so the second reading is taken only where nothing else suggests a
 hand: no hand seen elsewhere in the picture, no light square beside the square departing from the
 empty light colour by more than :data:`NEIGHBOUR_DEPARTURE` of the hand test's tolerance (part of a
-hand over it), but for the one the piece was pushed towards (:data:`SPILL_DEPARTURE`: its rim and
-shadow lie there), and no arm in the margin beside an edge square (``vision.occlusion.arm_beside``).
-With it, 5 / 11 of those pictures report a hand and 93.00 % / 89.00 % of the boards read right (kings
+hand over it), but for the one a piece pushed the full 0.2 lies towards (:data:`SPILL_DEPARTURE`: its
+rim and shadow lie there), and no arm in the margin beside an edge square (``vision.occlusion.arm_beside``).
+With it, 6 / 13 of those pictures report a hand and 92.33 % / 88.33 % of the boards read right (kings
 as men), against 85.67 % / 70.33 %; the plain scenes read as before (docs/vision.md, "A second look
 around the piece").
 """
@@ -50,9 +50,9 @@ NEIGHBOUR_DEPARTURE = 0.7  # of vision.occlusion.light_cover's tolerance: beyond
 # Lab units (L halved) the square's centre must lie from the bare dark square's colour for a piece reading: a
 # piece set down off centre still covers its square's centre, a neighbour's piece leaning in does not.
 PIECE_AT_CENTRE = 5.0
-# The light neighbour on the side the piece's centre lies towards (the side the best patch was cut
-# towards) holds the piece's own rim and shadow: it may depart up to where the hand test calls a light
-# square surely covered (2.5 of its tolerance), the other neighbours only NEIGHBOUR_DEPARTURE.
+# The light neighbour on the side the piece's centre lies towards, when the best patch was cut the full
+# REACH towards it, holds the piece's own rim and shadow: it may depart up to where the hand test calls a
+# light square surely covered (2.5 of its tolerance), the other neighbours only NEIGHBOUR_DEPARTURE.
 SPILL_DEPARTURE = 2.5
 SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))  # (rows, columns) to the four light neighbours
 LIGHTNESS_HALVED = np.array([0.5, 1.0, 1.0], dtype=np.float32)
@@ -106,7 +106,9 @@ def second_look(forward: Callable[[np.ndarray], np.ndarray], x: np.ndarray, prob
     A square takes its second reading when that reading is an empty square or a piece of one colour
     (man or king: the crown reader tells those apart) at least :data:`SURE_PIECE` sure, at most half as
     sure of "covered" as the first, its light neighbours within their bars (:data:`SPILL_DEPARTURE` on
-    the sides the best patch was cut towards, :data:`NEIGHBOUR_DEPARTURE` elsewhere), and, for a piece,
+    the sides the best patch was cut the full :data:`REACH` towards, :data:`NEIGHBOUR_DEPARTURE`
+    elsewhere; ``light_departure()`` may give a square the hand test calls covered as infinite), and,
+    for a piece,
     when the square's centre is unlike the bare square (:data:`PIECE_AT_CENTRE`; cut around another
     centre, a patch can take in a neighbour's piece leaning over the square). Call it only when no hand
     is seen elsewhere over the board.
@@ -127,7 +129,9 @@ def second_look(forward: Callable[[np.ndarray], np.ndarray], x: np.ndarray, prob
     rows = np.concatenate([recentred_inputs(x, feat, bright_parity, int(k), SHIFTS) for k in look])
     again = forward(describe(rows)).reshape(len(look), len(SHIFTS), -1)
     out = prob.copy()
-    toward = np.array(SIDES) @ np.array(SHIFTS).T > 0  # (4, shifts): the side a shifted centre moves to
+    # (4, shifts): the sides a centre cut the full REACH away lies towards; a piece nearer its centre keeps
+    # its rim off the neighbour's inner area (and a finger beside a piece is read from a shift of 0.1)
+    toward = np.array(SIDES) @ np.array(SHIFTS).T >= REACH
     for k, p in zip(look, again, strict=True):
         best = int(np.argmin(p[:, COVERED]))
         allowed = np.where(toward[:, best], SPILL_DEPARTURE, NEIGHBOUR_DEPARTURE)
