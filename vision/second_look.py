@@ -36,6 +36,7 @@ from vision.squarenet import (
     N_SCALARS,
     PATCH,
     SIDE,
+    contrast_of,
     describe,
     mirror_edges,
 )
@@ -67,7 +68,7 @@ def recentred_inputs(x: np.ndarray, feat: CellFeatures, bright_parity: int, squa
     square's light reference (its centre's colour less the first cell vector).
     """
     row = x[square]
-    scale = 30.0 * float(np.exp(row[-3]))
+    scale = contrast_of(row)
     inv = np.float32(1.0 / scale)
     i, j = (int(v) for v in dark_cells(bright_parity)[square])
     ref = feat.centre[j, i] - row[-N_SCALARS:-N_SCALARS + 3] * scale
@@ -91,7 +92,7 @@ def centre_unlike_bare(row: np.ndarray) -> float:
     """Lab distance (L halved) of a square's centre from the bare dark square, from its
     :func:`board_inputs` row (its first cell vector is the centre less the light reference, and the bare
     square is stored less the same reference, both scaled by the board's contrast)."""
-    scale = 30.0 * float(np.exp(row[-3]))
+    scale = contrast_of(row)
     return float(np.linalg.norm((row[-N_SCALARS:-N_SCALARS + 3] - row[-6:-3]) * scale * LIGHTNESS_HALVED))
 
 

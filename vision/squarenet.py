@@ -56,6 +56,7 @@ PATCH = SIDE // 2  # colour patch side (half resolution)
 N_SCALARS = 14  # 8 cell features, 3 bare-square colour, 1 contrast, 2 the top view's shift per unit height
 AB_END = SIDE * SIDE + PATCH * PATCH * 2  # the inputs: lightness patch, colour patch, height strips, scalars
 N_INPUT = AB_END + N_STRIP + N_SCALARS
+CONTRAST_UNIT = 30.0  # board_inputs stores the board's contrast as log(contrast / CONTRAST_UNIT)
 KING_THRESHOLD = 0.95  # share of a piece's probability a king needs to be reported as one (docs/vision.md)
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "squarenet.npz"
 COLOUR_OF = np.array([0, 1, 2, 1, 2, 0])  # class -> colour class of vision.classify (empty, light, dark); covered
@@ -121,9 +122,15 @@ def board_inputs(top_bgr: np.ndarray, feat: CellFeatures, bright_parity: int,
     out[:, AB_END:-N_SCALARS] = 0.0 if strips is None else (strips - ref[:, :1]) * inv
     out[:, -N_SCALARS:-6] = vec / scale
     out[:, -6:-3] = bare / scale
-    out[:, -3] = np.log(scale / 30.0)
+    out[:, -3] = np.log(scale / CONTRAST_UNIT)
     out[:, -2:] = 0.0 if shift is None else shift
     return out
+
+
+def contrast_of(row: np.ndarray) -> float:
+    """The board's light-minus-dark contrast a :func:`board_inputs` row was scaled by (its last scalars
+    but two hold its logarithm), for code that cuts more patches the same way (``vision.second_look``)."""
+    return CONTRAST_UNIT * float(np.exp(row[-3]))
 
 
 EDGE_HALF_PX = MARGIN // 2  # colour-patch pixels wholly off the board at an edge (the next one straddles it)
