@@ -45,3 +45,46 @@ def test_off_centre_pieces_reach_past_the_careful_players_offsets_but_stay_on_th
         assert a.max() <= 0.08 + 1e-9
         assert b.max() <= 0.22 + 1e-9
     assert max(np.abs(np.array(q.piece_offsets)).max() / q.geometry.square_mm for q in moved) > 0.2
+
+
+def test_a_cached_scene_reads_back_exactly_as_rendered_and_a_damaged_one_is_rendered_again(tmp_path):
+    """`dama bench vision --cache DIR`: the second run reads the scenes the first rendered, pixel for pixel
+    (PNG is lossless), with their truth; a file cut short is rendered afresh; another seed, size or variant
+    is another scene."""
+    from vision.bench import RenderCache, render_bench_scene
+
+    i, *draw = next(iter(scene_draws(1, (320, 180), 1)))
+    fresh = render_bench_scene(i, *draw)
+    cache = RenderCache(tmp_path, 1, (320, 180), "")
+    first, again = cache.get(i, draw), cache.get(i, draw)
+    for got in (first, again):
+        assert np.array_equal(got.image, fresh.image) and np.array_equal(got.start, fresh.start)
+        assert (got.board, got.occluded, got.hand_on_board) == (fresh.board, fresh.occluded, fresh.hand_on_board)
+        assert all(np.allclose(got.corners[k], fresh.corners[k]) for k in fresh.corners)
+    path = cache.path(i)
+    path.write_bytes(path.read_bytes()[:100])
+    assert np.array_equal(cache.get(i, draw).image, fresh.image)
+    assert path.stat().st_size > 1000  # stored whole again
+    others = {RenderCache(tmp_path, 2, (320, 180), "").path(i), RenderCache(tmp_path, 1, (640, 360), "").path(i),
+              RenderCache(tmp_path, 1, (320, 180), "thick").path(i)}
+    assert path not in others and len(others) == 3
+
+
+def test_boards_read_wrong_are_listed_by_square_where_a_kings_height_shows():
+    """`--wrong`: each board wrong is named with its squares; a king read as a man where its height cannot
+    be seen (its top under 3 px beyond a man's) is not an error, and a hidden square may read `?`."""
+    from vision.bench import Tally
+    from vision.geometry import START_BOARD
+
+    t = Tally()
+    t.add_board(START_BOARD, START_BOARD, "0" * 32, scene=3)
+    got = "." + START_BOARD[1:]
+    t.add_board(got, START_BOARD, "0" * 32, scene=7, hand=True)
+    king = "W" + START_BOARD[1:]
+    crown = np.full(32, 5.0)
+    t.add_board(START_BOARD, king, "0" * 32, crown=crown, scene=8)  # shows: a king read as a man is wrong
+    t.add_board(START_BOARD, king, "0" * 32, crown=np.full(32, 1.0), scene=9)  # does not show: right
+    t.add_board("?" + START_BOARD[1:], START_BOARD, "1" + "0" * 31, scene=10)  # hidden, read "?": right
+    t.add_board("b" + START_BOARD[1:], START_BOARD, "1" + "0" * 31, scene=11)  # hidden, read as a piece: wrong
+    assert t.wrong == ["scene 7 (hand over the board): a1 w read .", "scene 8: a1 W read w",
+                       "scene 11: a1 w read b (hidden)"]
