@@ -548,12 +548,14 @@ def main(argv: list[str] | None = None) -> int:
                     + [", pieces off centre"] * args.off_centre)
     print(f"dama bench vision  (seed {args.seed}, {w}x{h}{kinds}, one OpenCV thread)")
     if not args.photos_only:
-        try:
-            calibrated, default = run_synthetic(args.n, (w, h), args.seed, args.thick_pieces,
-                                                args.printed_boards, args.off_centre, args.cache)
-        except OSError as exc:
-            print(f"dama bench vision: cannot use the cache {args.cache}: {exc}", file=sys.stderr)
-            return 2
+        if args.cache is not None:
+            try:  # told at once, not after the first scene is rendered
+                Path(args.cache).mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                print(f"dama bench vision: cannot use the cache {args.cache}: {exc}", file=sys.stderr)
+                return 2
+        calibrated, default = run_synthetic(args.n, (w, h), args.seed, args.thick_pieces,
+                                            args.printed_boards, args.off_centre, args.cache)
         for tally, name in ((calibrated, "rendered, calibrated (colour model from the start position)"),
                             (default, "rendered, uncalibrated (default colour model; the caller gives a1)")):
             print("\n".join(tally.lines(name)))
