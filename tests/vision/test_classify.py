@@ -144,34 +144,40 @@ def test_play_holds_to_the_calibrated_window(get_scene, monkeypatch, seed):
 
 
 def test_play_holds_to_the_calibrated_window_when_pieces_hide_the_far_row(monkeypatch, get_bench_draw):
-    """Scene 167 of `dama bench vision --seed 2` (a start position at 42°, a plain light frame): by its
-    X-corners alone the localizer picks the window a row nearer the camera. Its near outer line lies on the
-    frame joint and its far one on the row the far men hide, so neither of its outer lines shows X-corners,
-    and it counts one inner X-corner more than the right window. The calibrated window is kept unless the
-    found one has fewer X-corners on its outer lines. (The light cells now decide this tie in the localizer
-    too, ``vision.localize._light_squares_beside``; it is turned off here, as for a board where they cannot.)"""
+    """Scene 167 of `dama bench vision --seed 2` (a start position at 42°, a plain light frame): a window a
+    row nearer the camera ties with the board on the X-corners of its outer lines (its near outer line lies
+    on the frame joint and its far one on the row the far men hide), and on some machines' floating point
+    it counted one inner X-corner more, so the localizer chose it. Handed that window in play, the pipeline
+    calibrated on the board keeps the calibrated window, since the found one has no fewer X-corners on its
+    outer lines. (The light cells decide this tie in the localizer too, ``vision.localize._light_squares_beside``;
+    here the localizer is made to return the wrong window, as for a board where they cannot.)"""
     import vision.localize as loc
-    from vision.localize import localize_frame
+    import vision.pipeline as pipeline
     from vision.render import render_scene
-
-    monkeypatch.setattr(loc, "LIGHT_CELL_MARGIN", float("inf"))
 
     i, params, board, hand, mirrored = get_bench_draw(2, 167)
     assert board == START_BOARD and hand is None and not mirrored
     image = render_scene(board, params, seed=i)
     start = render_scene(START_BOARD, params, seed=10_000 + i)
     side = np.linalg.norm(np.subtract(image.corners["a1"], image.corners["h1"])) / 8
-    found = localize_frame(image.image)
-    uv = np.array([[0, 0, 1], [8, 0, 1], [8, 8, 1], [0, 8, 1]], float) @ found.h.T
-    off = np.linalg.norm(uv[:, :2] / uv[:, 2:] - np.array(list(image.corners.values()))[:, None], axis=2).min(1)
-    assert off.max() > 0.5 * side  # the premise: the localizer alone is a row off
     vp = VisionPipeline()
     assert vp.learn_start_position(start.image)["ok"]
     vp.reset_tracking()
-    res = vp.process(image.image)
-    assert res.board == START_BOARD
-    for name, xy in res.corners.items():
-        assert np.linalg.norm(np.subtract(xy, image.corners[name])) < 0.25 * side, name
+    found = loc.localize_frame(image.image)
+    gray = loc.to_gray(image.image, found.view)
+    ties = [w for w in loc.windows_beside(gray, found)
+            if loc.window_evidence(gray, w)[0] == loc.window_evidence(gray, found)[0]]
+    assert ties  # the premise: a window a row off that ties on its outer lines
+    for wrong in ties:
+        uv = np.array([[0, 0, 1], [8, 0, 1], [8, 8, 1], [0, 8, 1]], float) @ wrong.h.T
+        off = np.linalg.norm(uv[:, :2] / uv[:, 2:] - np.array(list(image.corners.values()))[:, None], axis=2)
+        assert off.min(1).max() > 0.5 * side
+        monkeypatch.setattr(pipeline, "localize_frame", lambda frame, w=wrong: w)
+        vp.reset_tracking()
+        res = vp.process(image.image)
+        assert res.board == START_BOARD
+        for name, xy in res.corners.items():
+            assert np.linalg.norm(np.subtract(xy, image.corners[name])) < 0.25 * side, name
 
 
 def test_black_men_on_near_black_squares_stay_men_where_the_network_is_sure(monkeypatch, get_bench_draw):
@@ -219,15 +225,18 @@ def test_a_board_pushed_off_the_calibrated_grid_keeps_its_own_fit(get_scene, mon
     assert min(moved) > 0.3 * side
 
 
-def test_calibration_leans_on_the_colour_model_where_the_network_misreads_the_board(get_scene, monkeypatch):
+@pytest.mark.parametrize("seed", [2, 8])
+def test_calibration_leans_on_the_colour_model_where_the_network_misreads_the_board(get_scene, monkeypatch, seed):
     """A network that has never seen these pieces reads the start position's dark men as empty squares. The
     colour model learned on the board then outvotes it (docs/vision.md, "Does it transfer?"); on a board
-    the network reads, its usual weight stays. The weight travels in the profile."""
+    the network reads, its usual weight stays. The weight travels in the profile. (Scenes with a dozen dark
+    men in play, all lost at the usual weight; scene 4, used until 2026-12-01, has two, and one of them
+    read empty on this machine's floating point.)"""
     import json
 
     import vision.pipeline as pipeline
 
-    sc = get_scene(4)
+    sc = get_scene(seed)
     vp = VisionPipeline()
     assert vp.learn_start_position(sc.start_image)["ok"]
     assert vp.colour_weight == pipeline.COLOUR_WEIGHT
@@ -241,6 +250,9 @@ def test_calibration_leans_on_the_colour_model_where_the_network_misreads_the_bo
     again = VisionPipeline(profile=profile)
     assert again.colour_weight == pipeline.COLOUR_WEIGHT_UNFAMILIAR
     assert _men(again.process(sc.image).board) == _men(sc.board)
+    usual = VisionPipeline(profile={**profile, "colour_weight": pipeline.COLOUR_WEIGHT}).process(sc.image).board
+    lost = sum(g.lower() != t.lower() for g, t in zip(usual, sc.board, strict=True))
+    assert lost >= sc.board.lower().count("b") // 2  # the premise: at the usual weight the dark men are lost
     with pytest.raises(ValueError):
         VisionPipeline(profile={**profile, "colour_weight": "heavy"})
 
