@@ -31,6 +31,7 @@ may be stored in one file, their logits averaged (the committed file holds two).
 
 from __future__ import annotations
 
+import hashlib
 from functools import lru_cache
 from pathlib import Path
 
@@ -122,6 +123,12 @@ class CrownReader:
             raise ValueError(f"crown model lacks array {exc}") from None
         if not all(self._fits(p, self.mu.shape[0]) for p in self.nets):
             raise ValueError("crown model does not match this version's inputs (retrain it)")
+        # names these weights: logits kept in a profile (vision.men_seen) are only comparable with the same
+        sha = hashlib.sha1()
+        for key in sorted(weights):
+            sha.update(key.encode())
+            sha.update(np.ascontiguousarray(weights[key]).tobytes())
+        self.digest = sha.hexdigest()[:12]
 
     @staticmethod
     def _fits(p: dict[str, np.ndarray], n_shape: int) -> bool:

@@ -46,6 +46,7 @@ from vision.localize import (
     window_evidence,
     windows_beside,
 )
+from vision.men_seen import MenSeen, against_men_seen
 from vision.occlusion import (
     HandReading,
     HandWatch,
@@ -65,6 +66,7 @@ from vision.squarenet import (
     COVERED_THRESHOLD,
     COVERED_WITH_HAND,
     KING_KEPT,
+    KING_THRESHOLD,
     board_inputs,
     decide,
     default_net,
@@ -75,6 +77,7 @@ from vision.squarenet import (
 from vision.viewpoint import viewpoint
 
 PROFILE_VERSION = 1
+KING_LOGIT = float(np.log(KING_THRESHOLD / (1.0 - KING_THRESHOLD)))  # the king bar as a logit
 TOPVIEW_SIZE = 256
 MIN_START_AGREEMENT = 0.75  # share of squares a start-position frame must read back after learning from it
 # (rendered start positions read back 25–32 of 32 on the right window, 20–23 on a window one square off; a
@@ -148,7 +151,8 @@ class VisionPipeline:
         self._a1_xy: tuple[float, float] | None = None  # where a1 was last decided (image px)
         self._hands = HandWatch()  # frame differencing against the last settled board (moving video)
         self._prob: np.ndarray | None = None  # per-square probabilities averaged over still frames
-        self._crown: tuple | None = None  # (fit, crown network probabilities) while nothing moves
+        self._crown: tuple | None = None  # (fit, king shares, raw king logits) while nothing moves
+        self.men_seen: MenSeen | None = None  # the men of a known position, the crown reader's yardstick
         self._own_colours: tuple | None = None  # (fit, colour model or None) of _colours_of_this_picture
         self._view_for: tuple | None = None  # (fit, frame size, shift, strip maps) of _viewpoint
         self._fixed_h: np.ndarray | None = None  # lattice -> image from corners the user set (profile)
@@ -178,6 +182,9 @@ class VisionPipeline:
             if profile["white_at"] not in orient.SIDES:
                 raise ValueError(f"profile white_at {profile['white_at']!r} is not one of {orient.SIDES}")
             self.white_at = profile["white_at"]
+        if profile.get("men_seen") is not None:
+            men = MenSeen.from_json(profile["men_seen"])
+            self.men_seen = men if men.model == default_crown_reader().digest else None  # another model's logits
         corners = profile.get("corners")
         if corners and "a1" in corners:
             self._a1_xy = (float(corners["a1"][0]), float(corners["a1"][1]))
@@ -209,6 +216,7 @@ class VisionPipeline:
             "corners": corners,
             "fixed_corners": self._fixed_h is not None,
             "colour_weight": self.colour_weight,
+            "men_seen": self.men_seen.to_json() if self.men_seen is not None else None,
         }
 
     @property
@@ -344,13 +352,19 @@ class VisionPipeline:
                                    lambda: np.where(covered, np.inf, light_departure(feat, bp, fit.contrast)),
                                    lambda: arm_beside(seen_hand.odd_margin_cells(), bp))
             if again:  # only squares not surely empty (a piece, or a hand that may be leaving one)
-                share = np.zeros(len(d))
+                share, raw = np.zeros(len(d)), np.full(len(d), np.nan)
                 piece = prob[:, 0] < 1.0 - NOT_EMPTY_FOR_CROWN
                 if piece.any():
-                    # Weighed against the board's other pieces (one set of discs, mostly men)
+                    raw[piece] = default_crown_reader().logits(d[piece])
+                    # Weighed against the men seen on these squares in a known position (vision.men_seen),
+                    # where there are such, and against the board's other pieces (one set of discs, mostly men)
                     likely = prob[piece, 1:5].sum(axis=1) > 0.5
-                    share[piece] = share_of(on_this_board(default_crown_reader().logits(d[piece]), likely))
-                self._crown = (fit, share)
+                    yard = self._yardstick(fit, prob)
+                    if yard is None:
+                        share[piece] = share_of(on_this_board(raw[piece], likely))
+                    else:
+                        share[piece] = share_of(against_men_seen(raw[piece], likely, yard[piece], KING_LOGIT))
+                self._crown = (fit, share, raw)
             prob = with_crowns(prob, self._crown[1])
         if self.model is None:
             if self.squares == "net":
@@ -534,6 +548,25 @@ class VisionPipeline:
             self._view_for = (fit, size, shift, strip_maps(fit.h, centres, shift))
         return self._view_for[2], self._view_for[3]
 
+    def _yardstick(self, fit: BoardFit, prob: np.ndarray) -> np.ndarray | None:
+        """(32,) what the men seen in a known position take off each square's king logit (vision.men_seen),
+        for the colour the network reads there; None without such men or when they no longer land on
+        this fit's squares."""
+        if self.men_seen is None:
+            return None
+        colours = np.where(prob[:, 1] + prob[:, 3] >= prob[:, 2] + prob[:, 4], 1, 2)
+        return self.men_seen.yardstick(fit.h, dark_cells(fit.bright_parity) + 0.5, colours)
+
+    def _see_men(self, fit: BoardFit, k: int, board: str) -> None:
+        """Keep the men of the known position ``board`` (observation order, kings upper case) as read on
+        the last frame under ``fit`` and rotation ``k``: the crown reader's yardstick (vision.men_seen)."""
+        if self.squares != "net" or self._crown is None or self._crown[0] is not fit:
+            return
+        kings = _position_labels(fit.bright_parity, k, "".join("w" if c in "WB" else "." for c in board)) == 1
+        self.men_seen = MenSeen.seen(fit.h, dark_cells(fit.bright_parity) + 0.5,
+                                     _position_labels(fit.bright_parity, k, board.lower()), self._crown[2], kings,
+                                     default_crown_reader().digest)
+
     def _smooth(self, prob: np.ndarray, still: np.ndarray | None) -> np.ndarray:
         """Average each square's probabilities over the frames in which its view has not changed.
 
@@ -617,6 +650,7 @@ class VisionPipeline:
         self.model = ColourModel.learn(vec, t)
         self.colour_weight = _colour_weight(labels, t)
         self._prob = None  # readings made without the colour model are not carried over
+        self._see_men(fit, k, START_BOARD)
         if self.white_at is None and self._rotation is None:
             self._remember(fit, k)
 
@@ -640,7 +674,7 @@ class VisionPipeline:
         The same report and checks as :meth:`learn_start_position`; a board without enough of each
         class is a ValueError.
         """
-        board = _board_to_learn(board)
+        known, board = board, _board_to_learn(board)
         self.reset_tracking()
         saved_side = self._rotation, self._a1_xy
         self._rotation = None
@@ -684,6 +718,9 @@ class VisionPipeline:
             return {"ok": False, "agreement": agreement,
                     "reason": f"{why} read back as it): set up the pieces, nothing over the board"}
         self._window = orient._img(self._fit.h, orient.LATTICE_CORNERS)  # later localizations hold to it
+        if self.squares == "net" and (self._crown is None or self._crown[0] is not self._fit):
+            self._read_again(frame, board)  # the kept window was chosen among others: its crowns read afresh
+        self._see_men(self._fit, self._rotation, known)
         return {"ok": True, "reason": None, "orientation_ok": res.orientation_ok, "agreement": agreement,
                 "corners": res.corners, "white_side": _side_of(res.corners) if res.corners else None}
 
