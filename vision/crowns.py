@@ -49,10 +49,14 @@ PARAMS = ("c1", "cb1", "c2", "cb2", "w0", "b0", "w1", "b1", "w2", "b2")
 SPREAD_FLOOR = 2.0
 PROFILES = slice(STRIP_IN_DESC.start - 2 * N_PROFILE, STRIP_IN_DESC.start)  # describe(): along, across
 SHIFT_NORM = STRIP_IN_DESC.stop  # describe(): how far a unit of height moves a top, in squares
-# One board's men are one set of discs: how much of the median king logit of its pieces is taken off each
-# piece's (:func:`on_this_board`), and how far that median may pull (docs/vision.md, "Kings on this board").
-BOARD_PULL = 0.3
+# One board's men are one set of discs (:func:`on_this_board`): how much of a surface through its pieces' king
+# logits (least squares in the board's coordinates, kings left out) and of their median is taken off each
+# piece's, how far each may pull, and the bar on that scale (docs/vision.md, "Kings on this board").
+BOARD_SURFACE = 0.2
+BOARD_PULL = 0.15
 BOARD_PULL_LIMIT = 4.0
+BOARD_KING_FROM = 2.5
+SURFACE_TRIM = 3.0  # a piece this far above the surface is left out of the next fit (a king, most likely)
 
 
 def crown_inputs(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -156,26 +160,50 @@ class CrownReader:
         return share_of(self.logits(d))
 
 
-def on_this_board(logits: np.ndarray, pieces: np.ndarray) -> np.ndarray:
-    """``logits`` (N,) less ``BOARD_PULL`` times the median logit of the squares ``pieces`` (N, bool) marks.
+def on_this_board(logits: np.ndarray, pieces: np.ndarray, centres: np.ndarray | None = None,
+                  king_logit: float = float(np.log(19.0))) -> np.ndarray:
+    """``logits`` (N,) weighed against the board's other pieces, on the scale whose bar is ``king_logit``
+    (the pipeline's, ``vision.squarenet.KING_THRESHOLD`` as a logit): less ``BOARD_SURFACE`` times a
+    surface through the logits of the squares ``pieces`` (N, bool) marks, at ``centres`` (N, 2, board
+    coordinates in squares; None: a flat surface), and ``BOARD_PULL`` times their median, each clipped to
+    ``BOARD_PULL_LIMIT``, the bar moved to ``BOARD_KING_FROM``. With fewer than three pieces nothing changes.
 
     The reader sees one square, so a piece's absolute height decides: a man of thick discs looks like a
-    king of thin ones. On a board the men outnumber the kings nearly always and all pieces are one set,
-    so where this board's pieces look king-like as a whole (thick discs, a camera that stretches them) each
-    needs more to be crowned, and where they look plainly like men a king stands out with less. Only a
-    share of the median, clipped to ``BOARD_PULL_LIMIT``, so a board of many kings (an endgame) raises the
-    bar a little rather than taking its kings for men. With fewer than three pieces nothing changes.
-    On the first 1000 scenes of ``dama bench vision`` (calibrated) boards right where a king's height shows
-    went from 88.8 % to 91.4 %, on ``--seed 2 --n 600`` from 87.3 % to 89.5 %. A limit of 8 gained a
-    point more there but crowned men of woods and pieces the readers never saw (the transfer test: boards
-    exact 64 % → 61 %, at 4 unchanged; docs/vision.md, "Kings on this board").
+    king of thin ones, and how king-like a man looks changes across the board with the camera's slant.
+    On a board the men outnumber the kings nearly always and all pieces are one set, so where this
+    board's pieces look king-like (thick discs, a camera that stretches them there) a piece needs more to
+    be crowned, and where they look plainly like men a king stands out with less. The surface is a
+    least-squares quadratic in the board's coordinates (a plane from 6 pieces, flat below), fitted three
+    times, each time without the pieces more than ``SURFACE_TRIM`` above it (the kings). Only a share of
+    each, clipped, so a board of many kings (an endgame) raises the bar a little rather than taking its
+    kings for men: at most 1.4 either way, against 1.2 for the median alone (docs/vision.md, "Kings on
+    this board": a pull of 2.4 crowned men of woods and pieces the readers never saw).
     """
     logits = np.asarray(logits, dtype=np.float64)
     pieces = np.asarray(pieces, dtype=bool)
     if pieces.sum() < 3:
         return logits.copy()
+    at = np.zeros((len(logits), 2)) if centres is None else np.asarray(centres, dtype=np.float64)
+    surface = np.clip(_board_surface(logits, pieces, at), -BOARD_PULL_LIMIT, BOARD_PULL_LIMIT)
     median = float(np.clip(np.median(logits[pieces]), -BOARD_PULL_LIMIT, BOARD_PULL_LIMIT))
-    return logits - BOARD_PULL * median
+    return logits - BOARD_SURFACE * surface - BOARD_PULL * median - (BOARD_KING_FROM - king_logit)
+
+
+def _board_surface(logits: np.ndarray, pieces: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """(N,) the trimmed least-squares surface through ``logits[pieces]`` at ``at``, evaluated at every ``at``."""
+    n = int(pieces.sum())
+    u, v = at[:, 0] / 8.0 - 0.5, at[:, 1] / 8.0 - 0.5
+    cols = [np.ones(len(at))] + ([u, v] if n >= 6 else []) + ([u * u, u * v, v * v] if n >= 12 else [])
+    terms = np.stack(cols, axis=1)
+    a, y = terms[pieces], logits[pieces]
+    keep = np.ones(n, dtype=bool)
+    coef = np.linalg.lstsq(a, y, rcond=None)[0]
+    for _ in range(2):
+        keep = y - a @ coef < SURFACE_TRIM
+        if keep.sum() <= a.shape[1]:
+            break
+        coef = np.linalg.lstsq(a[keep], y[keep], rcond=None)[0]
+    return terms @ coef
 
 
 def share_of(logits: np.ndarray) -> np.ndarray:
@@ -189,5 +217,6 @@ def default_crown_reader() -> CrownReader:
     return CrownReader.load(CROWN_PATH)
 
 
-__all__ = ["BOARD_PULL", "BOARD_PULL_LIMIT", "CROWN_PATH", "CrownReader", "conv_forward", "conv_outputs",
-           "crown_inputs", "default_crown_reader", "on_this_board", "share_of", "unfold"]
+__all__ = ["BOARD_KING_FROM", "BOARD_PULL", "BOARD_PULL_LIMIT", "BOARD_SURFACE", "CROWN_PATH", "CrownReader",
+           "conv_forward", "conv_outputs", "crown_inputs", "default_crown_reader", "on_this_board", "share_of",
+           "unfold"]

@@ -361,7 +361,8 @@ class VisionPipeline:
                     likely = prob[piece, 1:5].sum(axis=1) > 0.5
                     yard = self._yardstick(fit, prob)
                     if yard is None:
-                        share[piece] = share_of(on_this_board(raw[piece], likely))
+                        centres = dark_cells(fit.bright_parity)[piece] + 0.5
+                        share[piece] = share_of(on_this_board(raw[piece], likely, centres, KING_LOGIT))
                     else:
                         share[piece] = share_of(against_men_seen(raw[piece], likely, yard[piece], KING_LOGIT))
                 self._crown = (fit, share, raw)

@@ -8,8 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vision.crowns import (
+    BOARD_KING_FROM,
     BOARD_PULL,
     BOARD_PULL_LIMIT,
+    BOARD_SURFACE,
     CrownReader,
     conv_forward,
     crown_inputs,
@@ -20,6 +22,8 @@ from vision.crowns import (
 from vision.heights import ACROSS, ALONG
 from vision.squarenet import KING_THRESHOLD, N_INPUT, STRIP_IN_DESC, describe
 from vision.train_crowns import backward, init, main
+
+KING_AT = float(np.log(KING_THRESHOLD / (1 - KING_THRESHOLD)))  # the pipeline's bar as a logit
 
 
 def _rows(n: int, seed: int = 0) -> np.ndarray:
@@ -111,22 +115,43 @@ def test_training_end_to_end_with_two_networks(tmp_path, capsys):
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.floats(-30, 30), min_size=1, max_size=32), st.data())
-def test_the_board_moves_every_piece_alike_and_only_so_far(logits, data):
-    """Weighing a piece against its board shifts every logit by the same amount, at most the pull times its
-    limit: the order of the pieces is kept, and no board can crown a piece the reader is sure is a man."""
+def test_the_board_moves_each_piece_only_so_far(logits, data):
+    """Weighing a piece against its board moves its logit by at most the shares of the surface and of the
+    median times their limit (besides the bar's own move): no board can crown a piece the reader is sure is
+    a man, nor take a sure king's crown; a flat board moves every piece alike."""
     logits = np.array(logits)
-    pieces = np.array(data.draw(st.lists(st.booleans(), min_size=len(logits), max_size=len(logits))))
-    moved = on_this_board(logits, pieces)
-    shift = moved - logits
-    assert np.allclose(shift, shift[0])
-    assert abs(shift[0]) <= BOARD_PULL * BOARD_PULL_LIMIT + 1e-9
+    n = len(logits)
+    pieces = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)))
+    centres = np.array(data.draw(st.lists(st.tuples(st.floats(0.5, 7.5), st.floats(0.5, 7.5)), min_size=n,
+                                          max_size=n)))
+    moved = on_this_board(logits, pieces, centres, king_logit=KING_AT)
     if pieces.sum() < 3:
         assert np.array_equal(moved, logits)
+        return
+    pull = moved - logits + (BOARD_KING_FROM - KING_AT)
+    assert np.all(np.abs(pull) <= (BOARD_SURFACE + BOARD_PULL) * BOARD_PULL_LIMIT + 1e-9)
+    flat = on_this_board(logits, pieces, None, king_logit=KING_AT) - logits
+    assert np.allclose(flat, flat[0])
+
+
+def test_the_board_surface_follows_a_slant_across_the_board_and_leaves_its_kings_out():
+    """Men that look more king-like towards one edge (a camera slanting more there) raise the bar there and
+    lower it at the other edge; a king among them does not drag the surface up."""
+    v = np.repeat(np.arange(8) + 0.5, 3)
+    centres = np.stack([np.tile([1.5, 3.5, 5.5], 8), v], axis=1)
+    men = -2.0 + 0.4 * (v - 4.0)  # -3.4 near rank 1, -0.6 near rank 8 (within the limit)
+    pieces = np.ones(len(v), dtype=bool)
+    kinged = men.copy()
+    kinged[4] = 6.0  # a king on the second row
+    flat = on_this_board(men, pieces, None)
+    slanted = on_this_board(men, pieces, centres)
+    assert slanted[-1] - flat[-1] < 0 < slanted[0] - flat[0]  # more needed where men look king-like
+    with_king = on_this_board(kinged, pieces, centres)
+    assert np.allclose(np.delete(with_king, 4), np.delete(slanted, 4), atol=0.05)
 
 
 def test_a_board_of_plain_men_lets_an_unsure_king_through_and_a_board_of_kings_keeps_its_kings():
-    king_at = np.log(KING_THRESHOLD / (1 - KING_THRESHOLD))
-    unsure = king_at - 0.8  # the reader alone: a man
+    unsure = KING_AT - 0.8  # the reader alone: a man
     men = np.array([unsure, -9.0, -8.0, -10.0, -7.5])
     assert share_of(np.array([unsure]))[0] < KING_THRESHOLD
     assert share_of(on_this_board(men, np.ones(5, dtype=bool)))[0] >= KING_THRESHOLD
@@ -145,7 +170,7 @@ def test_kings_the_reader_alone_misses_are_found_against_their_board(monkeypatch
     """Scenes of `dama bench vision` where a king whose height shows (its top 3 px or more beyond a man's)
     read as a man from its square alone: weighed against the board's men it reads as a king, and no man
     is crowned for it."""
-    import vision.crowns as crowns
+    import vision.pipeline as pipeline
     from vision.bench import CROWN_SHOWS_PX, crown_px
     from vision.pipeline import VisionPipeline
     from vision.render import render_scene
@@ -154,14 +179,13 @@ def test_kings_the_reader_alone_misses_are_found_against_their_board(monkeypatch
     r = render_scene(board, params, hand=hand, seed=i)
     shows = crown_px(r.corners, params.piece_height, r.image.shape[1::-1]) >= CROWN_SHOWS_PX
 
-    def read(pull: float) -> tuple[int, int]:
-        monkeypatch.setattr(crowns, "BOARD_PULL", pull)
+    def read(weigh) -> tuple[int, int]:
+        monkeypatch.setattr(pipeline, "on_this_board", weigh)
         got = VisionPipeline(profile={"corners": {"a1": list(r.corners["a1"])}}).process(r.image).board
         missed = sum(t in "WB" and g == t.lower() and s for g, t, s in zip(got, board, shows, strict=True))
         crowned = sum(t in "wb" and g == t.upper() for g, t in zip(got, board, strict=True))
         return missed, crowned
 
-    rule = crowns.BOARD_PULL
-    alone, weighed = read(0.0), read(rule)
+    alone, weighed = read(lambda logits, *_: logits), read(on_this_board)
     assert alone[0] > 0, alone
     assert weighed == (0, 0), (alone, weighed)
