@@ -450,18 +450,25 @@ def read_photo(lab: dict, images: dict[str, np.ndarray], others: list[dict]) -> 
     truth = lab["board"]
     side = np.linalg.norm(np.subtract(lab["corners"][0], lab["corners"][1])) / 8
 
+    kings_labelled = bool(lab.get("kings_labelled"))
+    reads: list[str] = []
+
     def score(profile: dict, squares: str = "net") -> tuple[int, bool, bool]:
         """(squares right, oriented right, a hand reported: there is none on these photos)."""
         res = VisionPipeline(profile=profile, squares=squares).process(images[lab["image"]])
         if not res.found:
+            reads.append("?" * 32)
             return 0, False, False
+        reads.append(res.board)
         near = float(np.hypot(*np.subtract(res.corners["a1"], lab["a1"]))) < 0.25 * side
         return sum(g.lower() == t.lower() for g, t in zip(res.board, truth, strict=True)), \
             res.orientation_ok is True and near, res.hand
 
     right, oriented, hand = score({"corners": {"a1": lab["a1"]}})
+    uncalibrated = reads[-1]
     colour = score({"corners": {"a1": lab["a1"]}}, "colour")[0]  # the hand-made colour models, for comparison
     calibrated: list[tuple[str, int | None]] = []
+    calibrated_reads: list[str] = []
     for other in others:
         if other is lab or other.get("board_id") != lab.get("board_id"):
             continue
@@ -475,8 +482,23 @@ def read_photo(lab: dict, images: dict[str, np.ndarray], others: list[dict]) -> 
             continue
         profile = dict(teacher.profile(), corners={"a1": lab["a1"]})
         calibrated.append((other["image"], score(profile)[0]))
-    return {"image": lab["image"], "right": right, "colour": colour, "oriented": oriented, "hand": hand,
-            "calibrated": calibrated}
+        calibrated_reads.append(reads[-1])
+    out = {"image": lab["image"], "right": right, "colour": colour, "oriented": oriented, "hand": hand,
+           "calibrated": calibrated}
+    if kings_labelled:  # where the label tells kings from men: the exact figures too
+        out["kings"] = crown_counts(uncalibrated, truth)
+        out["kings_calibrated"] = [crown_counts(got, truth) for got in calibrated_reads]
+    return out
+
+
+def crown_counts(got: str, truth: str) -> dict[str, int]:
+    """Kings and men of ``truth`` on squares ``got`` reads in their colour: kings found, kings there, men
+    crowned, men there, and whether every square is exactly right."""
+    kings = [t in "WB" and g.lower() == t.lower() for g, t in zip(got, truth, strict=True)]
+    return {"kings_found": sum(k and g == t for k, g, t in zip(kings, got, truth, strict=True)),
+            "kings": sum(t in "WB" for t in truth),
+            "men_crowned": sum(t in "wb" and g == t.upper() for g, t in zip(got, truth, strict=True)),
+            "men": sum(t in "wb" for t in truth), "exact": got == truth}
 
 
 def photo_lines(p: dict) -> list[str]:
@@ -513,6 +535,18 @@ def photo_lines(p: dict) -> list[str]:
         out.append(f"    squares, calibrated on another photo of the board  "
                    f"{100 * sum(cal_read) / max(32 * len(cal_read), 1):.2f} %, boards "
                    f"{sum(r == 32 for r in cal_read)}/{len(cal)} pairs ({len(cal) - len(cal_read)} could not learn)")
+    crowns = [b["kings"] for b in boards if "kings" in b]
+    if crowns:
+        out.append(f"    kings, uncalibrated ({len(crowns)} photos whose kings are labelled)  found "
+                   f"{sum(c['kings_found'] for c in crowns)}/{sum(c['kings'] for c in crowns)}, men crowned "
+                   f"{sum(c['men_crowned'] for c in crowns)}/{sum(c['men'] for c in crowns)}, boards exact "
+                   f"{sum(c['exact'] for c in crowns)}/{len(crowns)}")
+        pairs = [c for b in boards for c in b.get("kings_calibrated", [])]
+        if pairs:
+            out.append(f"    kings, calibrated on another photo ({len(pairs)} pairs)  found "
+                       f"{sum(c['kings_found'] for c in pairs)}/{sum(c['kings'] for c in pairs)}, men crowned "
+                       f"{sum(c['men_crowned'] for c in pairs)}/{sum(c['men'] for c in pairs)}, boards exact "
+                       f"{sum(c['exact'] for c in pairs)}/{len(pairs)}")
     for b in boards:
         pairs = ", ".join(f"{'-' if r is None else r}" for _, r in b["calibrated"])
         out.append(f"    {b['image']}: uncalibrated {b['right']}/32 (colour models {b['colour']}/32), "

@@ -18,8 +18,11 @@ The pieces in desafio_damas stand on the *light* squares of a printed board, so 
 
 The fhgr photos show wooden discs on the playing squares (the darker blue of a blue/green board, the red
 of a red/green one, whose two colours are about equally light). Their observations (``BOARDS``) were read
-by eye from the photos with each dark square's name drawn at its centre; kings are written as men (two
-stacked discs are not told apart with certainty by eye in every photo). ``a1``: the outer corner of a1,
+by eye from the photos with each dark square's name drawn at its centre. Kings are written as kings
+(``W``/``B``) on the three ``whites`` photos, which that project took to show men and kings side by side:
+the discs on e5, g7 and g3 are two stacked, twice as tall as the single ones on c5 and b2, in all three
+(``kings_labelled``, added 2026-12-01 by eye at full resolution). On the other three photos kings are
+written as men: two stacked thick discs are not told apart with certainty by eye there. ``a1``: the outer corner of a1,
 the bottom-left one in all six (the player sits at the bottom edge, the printed ``A``/``1`` corner).
 """
 
@@ -49,15 +52,16 @@ SHIFTS = {
 EMPTY = {"IMG-20240826-WA0081.jpg", "IMG-20240826-WA0083.jpg", "IMG-20240826-WA0085.jpg",
          "IMG-20240826-WA0087.jpg", "IMG-20240826-WA0089.jpg", "IMG-20240826-WA0091.jpg",
          "IMG-20240827-WA0055.jpg", "IMG-20240827-WA0060.jpg"}
-# Observation order a1, c1, e1, g1, b2, … h8 (docs/DESIGN.md); kings written as men.
+# Observation order a1, c1, e1, g1, b2, … h8 (docs/DESIGN.md); kings written as men but in KINGS_LABELLED.
 BOARDS = {
     "board-v2.jpg": "b..b.........w.....b........b..b",
     "full-board-v2.jpg": "b..b.w....w.bw.w...bw..b..b.bw.b",
     "full-board.jpg": "wbwb..w.b.b..b..bbww.w.ww..bwbwb",
-    "whites.jpg": "....b......b.....ww........w....",
-    "whites2.jpg": "....b......b.....ww........w....",
-    "whites3.jpg": "....b......b.....ww........w....",
+    "whites.jpg": "....b......B.....wW........W....",
+    "whites2.jpg": "....b......B.....wW........W....",
+    "whites3.jpg": "....b......B.....wW........W....",
 }
+KINGS_LABELLED = {"whites.jpg", "whites2.jpg", "whites3.jpg"}
 # Which printed board each fhgr photo shows: "calibrated" figures learn on one photo, read another of it.
 BOARD_IDS = {"board-v2.jpg": "fhgr blue/green", "full-board-v2.jpg": "fhgr blue/green"}
 LATTICE = np.array([[0, 0], [8, 0], [8, 8], [0, 8]], dtype=np.float64)
@@ -114,7 +118,11 @@ def main(root: Path, only: set[str]) -> None:
             h_img, _ = gray.shape
             label["board_id"] = BOARD_IDS.get(path.name, "fhgr red/green")
             label["a1"] = min(label["corners"], key=lambda p: float(np.hypot(p[0], p[1] - h_img)))
-            label["note"] += "; board: kings written as men"
+            if path.name in KINGS_LABELLED:
+                label["note"] += "; board: kings written as kings (two stacked discs, told by eye beside single ones)"
+                label["kings_labelled"] = True
+            else:
+                label["note"] += "; board: kings written as men"
         out = HERE / f"{path.parent.name}__{path.stem}.json"
         out.write_text(json.dumps(label, indent=1) + "\n", encoding="utf-8")
         print(out.name, source)
