@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from vision.heights import ACROSS, ALONG
-from vision.squarenet import N_PROFILE, STRIP_IN_DESC, _blas, read_weights
+from vision.squarenet import KING_THRESHOLD, N_PROFILE, STRIP_IN_DESC, _blas, read_weights
 
 CROWN_PATH = Path(__file__).resolve().parent / "models" / "crownnet.npz"
 HALF = len(ACROSS) // 2  # rows of the folded strip
@@ -57,6 +57,7 @@ BOARD_PULL = 0.15
 BOARD_PULL_LIMIT = 4.0
 BOARD_KING_FROM = 2.5
 SURFACE_TRIM = 3.0  # a piece this far above the surface is left out of the next fit (a king, most likely)
+KING_LOGIT = float(np.log(KING_THRESHOLD / (1.0 - KING_THRESHOLD)))  # the pipeline's king bar as a logit
 
 
 def crown_inputs(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -161,7 +162,7 @@ class CrownReader:
 
 
 def on_this_board(logits: np.ndarray, pieces: np.ndarray, centres: np.ndarray | None = None,
-                  king_logit: float = float(np.log(19.0))) -> np.ndarray:
+                  king_logit: float = KING_LOGIT) -> np.ndarray:
     """``logits`` (N,) weighed against the board's other pieces, on the scale whose bar is ``king_logit``
     (the pipeline's, ``vision.squarenet.KING_THRESHOLD`` as a logit): less ``BOARD_SURFACE`` times a
     surface through the logits of the squares ``pieces`` (N, bool) marks, at ``centres`` (N, 2, board
@@ -196,7 +197,6 @@ def _board_surface(logits: np.ndarray, pieces: np.ndarray, at: np.ndarray) -> np
     cols = [np.ones(len(at))] + ([u, v] if n >= 6 else []) + ([u * u, u * v, v * v] if n >= 12 else [])
     terms = np.stack(cols, axis=1)
     a, y = terms[pieces], logits[pieces]
-    keep = np.ones(n, dtype=bool)
     coef = np.linalg.lstsq(a, y, rcond=None)[0]
     for _ in range(2):
         keep = y - a @ coef < SURFACE_TRIM
@@ -217,6 +217,7 @@ def default_crown_reader() -> CrownReader:
     return CrownReader.load(CROWN_PATH)
 
 
-__all__ = ["BOARD_KING_FROM", "BOARD_PULL", "BOARD_PULL_LIMIT", "BOARD_SURFACE", "CROWN_PATH", "CrownReader",
+__all__ = ["BOARD_KING_FROM", "BOARD_PULL", "BOARD_PULL_LIMIT", "BOARD_SURFACE", "CROWN_PATH", "KING_LOGIT",
+           "CrownReader",
            "conv_forward", "conv_outputs", "crown_inputs", "default_crown_reader", "on_this_board", "share_of",
            "unfold"]

@@ -65,8 +65,8 @@ class MenSeen:
         return cls(pts, colours[men].astype(np.int64), logits[men], model)
 
     def yardstick(self, h_lattice: np.ndarray, centres: np.ndarray, colours: np.ndarray) -> np.ndarray | None:
-        """(32,) what to take off each square's king logit for the piece of ``colours`` (32,) 1/2 on it,
-        under the fit ``h_lattice`` (lattice → image) with dark-cell ``centres`` (32, 2); None when too few
+        """(N,) what to take off each square's king logit for the piece of ``colours`` (N,) 1/2 on it,
+        under the fit ``h_lattice`` (lattice → image) with dark-cell ``centres`` (N, 2); None when too few
         of the men land on this fit's squares (the board or camera moved)."""
         inv = np.linalg.inv(np.asarray(h_lattice, dtype=np.float64))
         at = cv2.perspectiveTransform(self.points.reshape(-1, 1, 2), inv).reshape(-1, 2)
@@ -102,7 +102,7 @@ class MenSeen:
 
 
 def _surface(at: np.ndarray, logits: np.ndarray, centres: np.ndarray) -> np.ndarray:
-    """(32,) the least-squares quadratic in board coordinates through the men's logits, at ``centres``."""
+    """(N,) the least-squares quadratic in board coordinates through the men's logits, at ``centres``."""
 
     def terms(p: np.ndarray) -> np.ndarray:
         u, v = p[:, 0] / 8.0 - 0.5, p[:, 1] / 8.0 - 0.5

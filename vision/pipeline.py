@@ -30,7 +30,7 @@ from vision.classify import (
     explains_worse,
     light_reference,
 )
-from vision.crowns import default_crown_reader, on_this_board, share_of
+from vision.crowns import KING_LOGIT, default_crown_reader, on_this_board, share_of
 from vision.geometry import CORNER_NAMES, START_BOARD, image_to_topview
 from vision.heights import height_strips, strip_maps
 from vision.localize import (
@@ -66,7 +66,6 @@ from vision.squarenet import (
     COVERED_THRESHOLD,
     COVERED_WITH_HAND,
     KING_KEPT,
-    KING_THRESHOLD,
     board_inputs,
     decide,
     default_net,
@@ -77,7 +76,6 @@ from vision.squarenet import (
 from vision.viewpoint import viewpoint
 
 PROFILE_VERSION = 1
-KING_LOGIT = float(np.log(KING_THRESHOLD / (1.0 - KING_THRESHOLD)))  # the king bar as a logit
 TOPVIEW_SIZE = 256
 MIN_START_AGREEMENT = 0.75  # share of squares a start-position frame must read back after learning from it
 # (rendered start positions read back 25–32 of 32 on the right window, 20–23 on a window one square off; a
