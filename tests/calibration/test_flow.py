@@ -83,6 +83,9 @@ def test_saved_and_loaded_profile_recognise_identically(guided):
     from vision.pipeline import VisionPipeline
 
     va, vb = VisionPipeline(a.pipeline_profile()), VisionPipeline(b.pipeline_profile())
+    # the start position's men, the crown reader's yardstick (vision.men_seen), travel with the profile
+    assert va.men_seen is not None and len(va.men_seen.logits) == 24
+    assert va.men_seen.to_json() == vb.men_seen.to_json()
     for t, frame in enumerate(frames[-3:]):
         pa, pb = a.prepare(frame), b.prepare(frame)
         assert np.array_equal(pa, pb)
