@@ -119,9 +119,9 @@ def test_tall_real_pieces_leaning_over_light_squares_are_no_hand():
 def test_kings_on_real_photos_whose_kings_are_labelled():
     """The three fhgr `whites` photos show three kings (two stacked thick discs) beside two men. The light
     king on e5 is read as a king on all three, uncalibrated and calibrated on another photo of the board, and
-    no man is crowned; the other two kings read as men (the light king on the far row lands its top beyond
-    the height strip's end under this low camera, and the dark king on g3 is missed by the crown reader:
-    docs/vision.md, "Real photographs"). A floor at what was measured on 2026-12-01, against regressions."""
+    no man is crowned; the other two kings read as men (a tall seamless light king on the far row and a
+    dark king: docs/vision.md, "Real photographs"). A floor at what was measured on 2026-12-01, against
+    regressions."""
     from vision.bench import crown_counts, read_photo
 
     labels = [lab for lab in load_photo_labels() if lab.get("board") and lab.get("a1")]
