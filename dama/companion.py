@@ -232,6 +232,12 @@ class BoardSession:
             events = self.referee.observe(observation, t)
             out = self._emit_all(events, t)
             after = self.referee.position.board_string().lower()
+            if observation.lower() == after and any(e.get("event") == "move" for e in events):
+                # The board shows the position the referee accepted: its men tell the camera how men look
+                # on their squares now (vision.men_seen), for telling kings from men (the čl. 3.6 reminder).
+                see = getattr(self.vision, "see_position", None)
+                if callable(see):
+                    see(self.referee.position.board_string())
             if self.relearn and not self.learning and not self.record.moves and observation.lower() == after:
                 self.relearn, self.learning, self.learn_attempts = False, True, RELEARN_ATTEMPTS
             standing = [i for i in standing if observation[i].lower() != after[i]]  # not accepted meanwhile

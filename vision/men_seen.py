@@ -49,16 +49,16 @@ class MenSeen:
 
     @classmethod
     def seen(cls, h_lattice: np.ndarray, centres: np.ndarray, colours: np.ndarray, logits: np.ndarray,
-             kings: np.ndarray | None, model: str) -> MenSeen | None:
+             kings: np.ndarray | None, model: str, least: int = MIN_MEN) -> MenSeen | None:
         """From one reading of a known position: ``centres`` (32, 2) lattice, ``colours`` (32,) 0/1/2 the
         position's colour classes, ``logits`` (32,) raw king logits (NaN where not read), ``kings`` (32,)
-        the position's kings (not men: left out). None if fewer than ``MIN_MEN`` men were read."""
+        the position's kings (not men: left out). None if fewer than ``least`` men were read."""
         colours = np.asarray(colours)
         logits = np.asarray(logits, dtype=np.float64)
         men = (colours > 0) & np.isfinite(logits)
         if kings is not None:
             men &= ~np.asarray(kings, dtype=bool)
-        if men.sum() < MIN_MEN:
+        if men.sum() < max(least, 1):
             return None
         pts = cv2.perspectiveTransform(np.asarray(centres, dtype=np.float64)[men].reshape(-1, 1, 2),
                                        np.asarray(h_lattice, dtype=np.float64)).reshape(-1, 2)
@@ -82,6 +82,20 @@ class MenSeen:
             if colour == colours[c]:
                 same[c] = logit
         return np.where(np.isfinite(same), SAME_WEIGHT * same, SURFACE_WEIGHT * surface)
+
+    def seen_again(self, newer: MenSeen, h_lattice: np.ndarray) -> MenSeen:
+        """These men with ``newer`` ones (a later position, read later) in their place: an older man within
+        half a square of a newer one (under the fit ``h_lattice``) gives way to it, the rest are kept. Men
+        of another crown model give way altogether."""
+        if newer.model != self.model:
+            return newer
+        inv = np.linalg.inv(np.asarray(h_lattice, dtype=np.float64))
+        old_at = cv2.perspectiveTransform(self.points.reshape(-1, 1, 2), inv).reshape(-1, 2)
+        new_at = cv2.perspectiveTransform(newer.points.reshape(-1, 1, 2), inv).reshape(-1, 2)
+        kept = np.linalg.norm(old_at[:, None, :] - new_at[None, :, :], axis=2).min(axis=1) > 0.5
+        return MenSeen(np.vstack([self.points[kept], newer.points]),
+                       np.concatenate([self.colours[kept], newer.colours]),
+                       np.concatenate([self.logits[kept], newer.logits]), self.model)
 
     def to_json(self) -> dict:
         return {"model": self.model,

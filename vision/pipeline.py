@@ -46,6 +46,7 @@ from vision.localize import (
     window_evidence,
     windows_beside,
 )
+from vision.men_seen import MIN_MEN as MIN_MEN_SEEN
 from vision.men_seen import MenSeen, against_men_seen
 from vision.occlusion import (
     HandReading,
@@ -565,6 +566,31 @@ class VisionPipeline:
         self.men_seen = MenSeen.seen(fit.h, dark_cells(fit.bright_parity) + 0.5,
                                      _position_labels(fit.bright_parity, k, board.lower()), self._crown[2], kings,
                                      default_crown_reader().digest)
+
+    def see_position(self, board: str) -> bool:
+        """The position on the board is ``board`` (observation order, kings upper case: the referee's, after
+        a move it accepted). Its men, as the last reading saw them, take the place of the men seen before
+        on their spots (vision.men_seen): the crown reader's yardstick then follows the light through the
+        game and reaches squares the start position's men never stood on. Only when the last reading shows
+        that position square for square (colours; no ``?``); True if it was used."""
+        if (self.squares != "net" or self._fit is None or self._last is None or self._last[0] is not self._fit
+                or self._crown is None or self._crown[0] is not self._fit or self._rotation is None):
+            return False
+        seen = self._last[1].board
+        if not isinstance(board, str) or len(board) != 32 or set(board) - set(".wbWB") or seen is None or any(
+                g == "?" or g.lower() != t.lower() for g, t in zip(seen, board, strict=True)):
+            return False
+        fit, k = self._fit, self._rotation
+        kings = _position_labels(fit.bright_parity, k, "".join("w" if c in "WB" else "." for c in board)) == 1
+        newer = MenSeen.seen(fit.h, dark_cells(fit.bright_parity) + 0.5,
+                             _position_labels(fit.bright_parity, k, board.lower()), self._crown[2], kings,
+                             default_crown_reader().digest, least=1)
+        if newer is None:
+            return False
+        if self.men_seen is not None:
+            newer = self.men_seen.seen_again(newer, fit.h)
+        self.men_seen = newer if len(newer.logits) >= MIN_MEN_SEEN else self.men_seen
+        return self.men_seen is newer
 
     def _smooth(self, prob: np.ndarray, still: np.ndarray | None) -> np.ndarray:
         """Average each square's probabilities over the frames in which its view has not changed.

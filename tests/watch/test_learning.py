@@ -66,3 +66,35 @@ def test_colours_are_learned_once_the_pieces_are_set_up():
     assert session.vision.model is not None and not session.learning
     assert session.status["state"] == "waiting"
     assert not [e for e in said if e.get("event") == "violation"]
+
+
+def test_the_men_of_each_accepted_position_refresh_the_crown_readers_yardstick():
+    """The start position's men are learned with the colours (vision.men_seen). After the referee accepts
+    c3-d4, the board's men as the camera saw them then take the place of those seen before on their spots:
+    the man on d4 is now one of them (a spot no man stood on at the start), the one seen on c3 stays (no
+    man stands there now), so 25 men are kept. A board the camera read otherwise is not used."""
+    from vision.geometry import DARK_SQUARES, SQUARE_NAMES, files_ranks_homography, project
+
+    params = random_scene_params(np.random.default_rng(11), size=(640, 360), tilt_max=30.0, fill=(0.6, 0.9))
+    companion = Companion(EventBus())
+    events = companion.subscribe()
+    session = companion.add(BoardSession("b1", companion.bus, vision=VisionPipeline(), stabilizer=Stabilizer(0.5),
+                                         learn_colours=True))
+    start = Position.start().board_string()
+    after = Position.start().play(Position.start().parse_move("c3-d4")).board_string()
+    for n, board in enumerate([start] * 15 + [after] * 15):
+        session.process(n / 15, render_scene(board, params, seed=n).image)
+    companion.close()
+    said = list(iter(lambda: events.get(0.2), None))
+    assert [e["move"] for e in said if e.get("event") == "move"] == ["c3-d4"]
+    vp = session.vision
+    men = vp.men_seen
+    assert men is not None and len(men.logits) == 25
+    corners = vp.process(render_scene(after, params, seed=99).image, 3.0).corners
+    spot = project(files_ranks_homography(corners), np.array(DARK_SQUARES, dtype=float) + 0.5)
+    near = lambda name: np.linalg.norm(men.points - spot[SQUARE_NAMES.index(name)], axis=1).min()  # noqa: E731
+    side = np.linalg.norm(np.subtract(corners["a1"], corners["h1"])) / 8
+    assert near("d4") < 0.1 * side and near("c3") < 0.1 * side and near("e5") > 0.5 * side
+    assert men.colours[np.linalg.norm(men.points - spot[SQUARE_NAMES.index("d4")], axis=1).argmin()] == 1
+    assert not vp.see_position(start)  # the camera shows c3-d4 played, not the start position
+    assert vp.men_seen is men
