@@ -557,15 +557,21 @@ class VisionPipeline:
         colours = np.where(prob[:, 1] + prob[:, 3] >= prob[:, 2] + prob[:, 4], 1, 2)
         return self.men_seen.yardstick(fit.h, dark_cells(fit.bright_parity) + 0.5, colours)
 
-    def _see_men(self, fit: BoardFit, k: int, board: str) -> None:
-        """Keep the men of the known position ``board`` (observation order, kings upper case) as read on
-        the last frame under ``fit`` and rotation ``k``: the crown reader's yardstick (vision.men_seen)."""
+    def _men_of(self, fit: BoardFit, k: int, board: str, least: int = MIN_MEN_SEEN) -> MenSeen | None:
+        """The men of the known position ``board`` (observation order, kings upper case) as the crown reader
+        read them last under ``fit`` and rotation ``k`` (vision.men_seen); None without such a reading or
+        with fewer than ``least`` men."""
         if self.squares != "net" or self._crown is None or self._crown[0] is not fit:
-            return
+            return None
         kings = _position_labels(fit.bright_parity, k, "".join("w" if c in "WB" else "." for c in board)) == 1
-        self.men_seen = MenSeen.seen(fit.h, dark_cells(fit.bright_parity) + 0.5,
-                                     _position_labels(fit.bright_parity, k, board.lower()), self._crown[2], kings,
-                                     default_crown_reader().digest)
+        return MenSeen.seen(fit.h, dark_cells(fit.bright_parity) + 0.5,
+                            _position_labels(fit.bright_parity, k, board.lower()), self._crown[2], kings,
+                            default_crown_reader().digest, least)
+
+    def _see_men(self, fit: BoardFit, k: int, board: str) -> None:
+        """Keep the men of the known position ``board`` as the crown reader's yardstick (:meth:`_men_of`)."""
+        if self.squares == "net" and self._crown is not None and self._crown[0] is fit:
+            self.men_seen = self._men_of(fit, k, board)
 
     def see_position(self, board: str) -> bool:
         """The position on the board is ``board`` (observation order, kings upper case: the referee's, after
@@ -573,22 +579,17 @@ class VisionPipeline:
         on their spots (vision.men_seen): the crown reader's yardstick then follows the light through the
         game and reaches squares the start position's men never stood on. Only when the last reading shows
         that position square for square (colours; no ``?``); True if it was used."""
-        if (self.squares != "net" or self._fit is None or self._last is None or self._last[0] is not self._fit
-                or self._crown is None or self._crown[0] is not self._fit or self._rotation is None):
+        if self._fit is None or self._last is None or self._last[0] is not self._fit or self._rotation is None:
             return False
         seen = self._last[1].board
         if not isinstance(board, str) or len(board) != 32 or set(board) - set(".wbWB") or seen is None or any(
                 g == "?" or g.lower() != t.lower() for g, t in zip(seen, board, strict=True)):
             return False
-        fit, k = self._fit, self._rotation
-        kings = _position_labels(fit.bright_parity, k, "".join("w" if c in "WB" else "." for c in board)) == 1
-        newer = MenSeen.seen(fit.h, dark_cells(fit.bright_parity) + 0.5,
-                             _position_labels(fit.bright_parity, k, board.lower()), self._crown[2], kings,
-                             default_crown_reader().digest, least=1)
+        newer = self._men_of(self._fit, self._rotation, board, least=1)
         if newer is None:
             return False
         if self.men_seen is not None:
-            newer = self.men_seen.seen_again(newer, fit.h)
+            newer = self.men_seen.seen_again(newer, self._fit.h)
         self.men_seen = newer if len(newer.logits) >= MIN_MEN_SEEN else self.men_seen
         return self.men_seen is newer
 
