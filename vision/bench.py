@@ -450,22 +450,17 @@ def read_photo(lab: dict, images: dict[str, np.ndarray], others: list[dict]) -> 
     truth = lab["board"]
     side = np.linalg.norm(np.subtract(lab["corners"][0], lab["corners"][1])) / 8
 
-    kings_labelled = bool(lab.get("kings_labelled"))
-    reads: list[str] = []
 
-    def score(profile: dict, squares: str = "net") -> tuple[int, bool, bool]:
-        """(squares right, oriented right, a hand reported: there is none on these photos)."""
+    def score(profile: dict, squares: str = "net") -> tuple[int, bool, bool, str]:
+        """(squares right, oriented right, a hand reported: there is none on these photos, the board read)."""
         res = VisionPipeline(profile=profile, squares=squares).process(images[lab["image"]])
         if not res.found:
-            reads.append("?" * 32)
-            return 0, False, False
-        reads.append(res.board)
+            return 0, False, False, "?" * 32
         near = float(np.hypot(*np.subtract(res.corners["a1"], lab["a1"]))) < 0.25 * side
         return sum(g.lower() == t.lower() for g, t in zip(res.board, truth, strict=True)), \
-            res.orientation_ok is True and near, res.hand
+            res.orientation_ok is True and near, res.hand, res.board
 
-    right, oriented, hand = score({"corners": {"a1": lab["a1"]}})
-    uncalibrated = reads[-1]
+    right, oriented, hand, uncalibrated = score({"corners": {"a1": lab["a1"]}})
     colour = score({"corners": {"a1": lab["a1"]}}, "colour")[0]  # the hand-made colour models, for comparison
     calibrated: list[tuple[str, int | None]] = []
     calibrated_reads: list[str] = []
@@ -481,11 +476,12 @@ def read_photo(lab: dict, images: dict[str, np.ndarray], others: list[dict]) -> 
             calibrated.append((other["image"], None))
             continue
         profile = dict(teacher.profile(), corners={"a1": lab["a1"]})
-        calibrated.append((other["image"], score(profile)[0]))
-        calibrated_reads.append(reads[-1])
+        got = score(profile)
+        calibrated.append((other["image"], got[0]))
+        calibrated_reads.append(got[3])
     out = {"image": lab["image"], "right": right, "colour": colour, "oriented": oriented, "hand": hand,
            "calibrated": calibrated}
-    if kings_labelled:  # where the label tells kings from men: the exact figures too
+    if lab.get("kings_labelled"):  # where the label tells kings from men: the exact figures too
         out["kings"] = crown_counts(uncalibrated, truth)
         out["kings_calibrated"] = [crown_counts(got, truth) for got in calibrated_reads]
     return out

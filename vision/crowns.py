@@ -186,16 +186,29 @@ def on_this_board(logits: np.ndarray, pieces: np.ndarray, centres: np.ndarray | 
         return logits.copy()
     at = np.zeros((len(logits), 2)) if centres is None else np.asarray(centres, dtype=np.float64)
     surface = np.clip(_board_surface(logits, pieces, at), -BOARD_PULL_LIMIT, BOARD_PULL_LIMIT)
-    median = float(np.clip(np.median(logits[pieces]), -BOARD_PULL_LIMIT, BOARD_PULL_LIMIT))
-    return logits - BOARD_SURFACE * surface - BOARD_PULL * median - (BOARD_KING_FROM - king_logit)
+    return logits - BOARD_SURFACE * surface - BOARD_PULL * board_median(logits, pieces) - (BOARD_KING_FROM - king_logit)
+
+
+def board_median(logits: np.ndarray, pieces: np.ndarray) -> float:
+    """The median logit of the squares ``pieces`` marks, clipped to ``BOARD_PULL_LIMIT``; 0 below three pieces."""
+    pieces = np.asarray(pieces, dtype=bool)
+    if pieces.sum() < 3:
+        return 0.0
+    return float(np.clip(np.median(np.asarray(logits)[pieces]), -BOARD_PULL_LIMIT, BOARD_PULL_LIMIT))
+
+
+def board_terms(at: np.ndarray, degree: int = 2) -> np.ndarray:
+    """(N, 1 / 3 / 6) the terms of a polynomial of ``degree`` 0–2 in board coordinates ``at`` (N, 2, squares),
+    centred on the board: what the surfaces through a board's king logits are fitted on."""
+    u, v = at[:, 0] / 8.0 - 0.5, at[:, 1] / 8.0 - 0.5
+    cols = [np.ones(len(at))] + ([u, v] if degree >= 1 else []) + ([u * u, u * v, v * v] if degree >= 2 else [])
+    return np.stack(cols, axis=1)
 
 
 def _board_surface(logits: np.ndarray, pieces: np.ndarray, at: np.ndarray) -> np.ndarray:
     """(N,) the trimmed least-squares surface through ``logits[pieces]`` at ``at``, evaluated at every ``at``."""
     n = int(pieces.sum())
-    u, v = at[:, 0] / 8.0 - 0.5, at[:, 1] / 8.0 - 0.5
-    cols = [np.ones(len(at))] + ([u, v] if n >= 6 else []) + ([u * u, u * v, v * v] if n >= 12 else [])
-    terms = np.stack(cols, axis=1)
+    terms = board_terms(at, 2 if n >= 12 else 1 if n >= 6 else 0)
     a, y = terms[pieces], logits[pieces]
     coef = np.linalg.lstsq(a, y, rcond=None)[0]
     for _ in range(2):
@@ -218,6 +231,5 @@ def default_crown_reader() -> CrownReader:
 
 
 __all__ = ["BOARD_KING_FROM", "BOARD_PULL", "BOARD_PULL_LIMIT", "BOARD_SURFACE", "CROWN_PATH", "KING_LOGIT",
-           "CrownReader",
-           "conv_forward", "conv_outputs", "crown_inputs", "default_crown_reader", "on_this_board", "share_of",
-           "unfold"]
+           "CrownReader", "board_median", "board_terms", "conv_forward", "conv_outputs", "crown_inputs",
+           "default_crown_reader", "on_this_board", "share_of", "unfold"]

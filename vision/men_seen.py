@@ -27,12 +27,13 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from vision.crowns import board_median, board_terms
+
 # Weights fitted on 1000 scenes of `dama bench vision --seed 2` (a scene family the benchmark's figures do
 # not come from) and checked on seed 1, pieces off centre, thick pieces and printed boards (docs/vision.md).
 SAME_WEIGHT = 0.5  # share of the logit of the man of the piece's colour seen on its square taken off
 SURFACE_WEIGHT = 0.3  # share of the men's surface taken off where no man of the piece's colour stood
 BOARD_PULL = 0.3  # share of the median logit of the board's pieces taken off as well (vision.crowns)
-BOARD_PULL_LIMIT = 4.0
 KING_FROM = 3.5  # adjusted logit from which a piece is a king (the pipeline's bar is KING_THRESHOLD's)
 ON_SQUARE = 0.25  # squares: how near a seen man's spot must land to a dark square's centre to be its man
 MIN_MEN = 12  # men that must land on squares for the yardstick to count (the board has not moved)
@@ -117,13 +118,8 @@ class MenSeen:
 
 def _surface(at: np.ndarray, logits: np.ndarray, centres: np.ndarray) -> np.ndarray:
     """(N,) the least-squares quadratic in board coordinates through the men's logits, at ``centres``."""
-
-    def terms(p: np.ndarray) -> np.ndarray:
-        u, v = p[:, 0] / 8.0 - 0.5, p[:, 1] / 8.0 - 0.5
-        return np.stack([np.ones(len(p)), u, v, u * u, u * v, v * v], axis=1)
-
-    coef, *_ = np.linalg.lstsq(terms(at), logits, rcond=None)
-    return terms(centres) @ coef
+    coef, *_ = np.linalg.lstsq(board_terms(at), logits, rcond=None)
+    return board_terms(centres) @ coef
 
 
 def against_men_seen(logits: np.ndarray, pieces: np.ndarray, yardstick: np.ndarray,
@@ -132,11 +128,8 @@ def against_men_seen(logits: np.ndarray, pieces: np.ndarray, yardstick: np.ndarr
     share of the median logit of the squares ``pieces`` marks, moved so that ``KING_FROM`` lands on the
     pipeline's bar ``king_logit``."""
     logits = np.asarray(logits, dtype=np.float64)
-    pieces = np.asarray(pieces, dtype=bool)
-    median = 0.0
-    if pieces.sum() >= 3:
-        median = float(np.clip(np.median(logits[pieces]), -BOARD_PULL_LIMIT, BOARD_PULL_LIMIT))
-    return logits - np.asarray(yardstick, dtype=np.float64) - BOARD_PULL * median - (KING_FROM - king_logit)
+    return (logits - np.asarray(yardstick, dtype=np.float64) - BOARD_PULL * board_median(logits, pieces)
+            - (KING_FROM - king_logit))
 
 
 __all__ = ["KING_FROM", "MenSeen", "against_men_seen"]
