@@ -223,3 +223,22 @@ def test_a_printed_board_is_flat_where_wood_shows_grain() -> None:
     for parity in (0, 1):  # light and dark squares
         a, b = _square_spread(flat.image, flat.corners, parity), _square_spread(grain.image, grain.corners, parity)
         assert a < 0.5 * b, (parity, a, b)
+
+
+def test_a_seamless_king_differs_from_a_stacked_one_only_inside_its_own_outline() -> None:
+    """`with_seamless_kings`: one tall disc where a stack shows the lower disc's bevelled rim halfway up its
+    side. Same height and width, so the outline is the stack's; men are drawn as before."""
+    from vision.render.params import with_seamless_kings
+
+    p = clean(random_scene_params(np.random.default_rng(8), size=(960, 540), tilt_max=45))
+    assert p.tilt_deg > 30  # the side walls show
+    flush = with_seamless_kings(p)
+    i = square_index("d4")
+    king = EMPTY[:i] + "B" + EMPTY[i + 1:]
+    bare, stacked, seamless = (render_scene(b, q).image.astype(int) for b, q in ((EMPTY, p), (king, p), (king, flush)))
+    outline = np.abs(stacked - bare).sum(axis=2) > 0
+    moved = np.abs(seamless - stacked).sum(axis=2) > 0
+    assert moved.sum() > 20  # the seam is gone
+    assert not (moved & ~outline).any()
+    men = EMPTY[:i] + "b" + EMPTY[i + 1:]
+    assert np.array_equal(render_scene(men, p).image, render_scene(men, flush).image)

@@ -82,6 +82,7 @@ class SceneParams:
     piece_diameter: float = 0.8  # fraction of a square
     piece_height: float = 0.25  # fraction of a square, one disc
     piece_grooves: int = 2  # concentric rings turned into the top face
+    seamless_kings: bool = False  # a king drawn as one tall disc, no bevel where its two discs meet
     piece_offsets: tuple[tuple[float, float], ...] = tuple((0.0, 0.0) for _ in range(32))  # mm, per dark square
     # table
     table_kind: str = "cloth"
@@ -289,6 +290,15 @@ def with_thick_pieces(params: SceneParams, rng: np.random.Generator,
     """``params`` with thick pieces (``height`` in squares, ``THICK_PIECE_DIAMETER``)."""
     return replace(params, piece_height=float(rng.uniform(*height)),
                    piece_diameter=float(rng.uniform(*THICK_PIECE_DIAMETER)))
+
+
+# Seamless kings: random_scene_params stacks a king's two discs each with its bevelled rim, so a seam shows
+# halfway up its side, which is what the crown reader was trained on. Discs turned to sit flush show none:
+# the fhgr photos' kings in ../shared/photos look like one tall piece. Used for
+# ``dama bench vision --seamless-kings``.
+def with_seamless_kings(params: SceneParams) -> SceneParams:
+    """``params`` with every king drawn as one disc twice a man's height, no seam between its discs."""
+    return replace(params, seamless_kings=True)
 
 
 # Pieces set down off their squares' centres. random_scene_params puts each piece within 0.08 of a square of

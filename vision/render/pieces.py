@@ -33,7 +33,7 @@ class PieceDrawer:
     """Draws pieces of one scene; colours are lit per piece by the scene's illumination field."""
 
     def __init__(self, view: View, light: np.ndarray, ambient: float, radius: float, height: float,
-                 grooves: int) -> None:
+                 grooves: int, seamless_kings: bool = False) -> None:
         self.view = view
         self.L = light / np.linalg.norm(light)
         self.ambient = ambient
@@ -41,6 +41,7 @@ class PieceDrawer:
         self.h = height
         self.bevel = min(0.3 * height, 0.1 * radius)
         self.grooves = grooves
+        self.seamless_kings = seamless_kings
         self._top = ambient + (1 - ambient) * max(self.L[2], 0.0)
 
     def _shade(self, normals: np.ndarray) -> np.ndarray:
@@ -56,13 +57,20 @@ class PieceDrawer:
 
     def draw(self, canvas: np.ndarray, x: float, y: float, z0: float, discs: int, color: np.ndarray,
              mask: np.ndarray | None = None) -> None:
-        """Draw a stack of ``discs`` discs standing at (x, y, z0); ``color`` is the lit BGR colour."""
-        for k in range(discs):
-            self._disc(canvas, x, y, z0 + k * self.h, color, mask)
+        """Draw a stack of ``discs`` discs standing at (x, y, z0); ``color`` is the lit BGR colour.
 
-    def _disc(self, canvas, x, y, z0, color, mask) -> None:
+        With ``seamless_kings`` a stack is drawn as one disc as tall as the stack: discs turned to sit flush,
+        no bevel between them (the fhgr photos' kings in ../shared/photos), where the usual stack shows
+        the lower disc's bevelled rim as a seam halfway up the side."""
+        if self.seamless_kings and discs > 1:
+            self._disc(canvas, x, y, z0, color, mask, discs * self.h)
+            return
+        for k in range(discs):
+            self._disc(canvas, x, y, z0 + k * self.h, color, mask, self.h)
+
+    def _disc(self, canvas, x, y, z0, color, mask, height: float) -> None:
         r, b, view = self.r, self.bevel, self.view
-        z1 = z0 + self.h
+        z1 = z0 + height
         bottom = _circle(x, y, r, z0)
         side_top = _circle(x, y, r, z1 - b)
         top = _circle(x, y, r - b, z1)
