@@ -276,6 +276,21 @@ def test_a_hand_hides_squares_instead_of_inventing_pieces():
     assert hidden >= 3 and invented <= 1, (hidden, invented)
 
 
+def test_seamless_kings_in_a_training_set_change_the_kings_and_nothing_of_the_scenes():
+    """`render --seamless-rate`: the scenes, boards and labels are those rendered without it; only the kings
+    are drawn as one tall disc: their squares' inputs change most (the others' a little, through the board's
+    own statistics and the pieces leaning over their neighbours)."""
+    from vision.train_squares import render_dataset
+
+    kw = {"sizes": ((640, 360),), "covered": True}
+    plain, flush = (render_dataset(2, 2, 78, seamless_rate=r, **kw) for r in (0.0, 1.0))
+    assert np.array_equal(plain["y"], flush["y"]) and np.array_equal(plain["square"], flush["square"])
+    kings = np.isin(plain["y"], [CLASSES.index("W"), CLASSES.index("B")])
+    change = np.abs(plain["x"] - flush["x"]).mean(axis=1)
+    assert kings.sum() >= 4 and (change[kings] > 0).all()
+    assert np.median(change[kings]) > 3 * np.median(change[~kings])
+
+
 def test_training_renders_and_trains_both_networks(tmp_path):
     """`python -m vision.train_squares` end to end on a tiny set: a network that reads the height strips
     (each piece also mirrored) and, with --no-strips, the square network that leaves them out; both load
