@@ -11,6 +11,12 @@ The sets are those of ``vision/train_squares.py`` (``render``); only their piece
     .venv/bin/python -m vision.train_crowns --data $SETS --epochs 40 --nets 2 --holdout \
         --out /tmp/crownnet_holdout.npz       # the transfer test (no held-out wood, piece or light)
 
+Seamless kings (measured 2026-12-02, not adopted: docs/benchmarks.md). The sets above draw every king with a
+seam between its discs; rendered again with ``train_squares render … --seamless-rate 0.5`` (the same scenes,
+half of them with seamless kings, about 4 min per thousand scenes on this machine) and trained by the first
+command, the pair found 396 of 512 seamless kings on the benchmark instead of 177, but crowned thick men.
+The "mixed" pair kept squares2, 2612, 2613 and 2617 seamed and the other seven at 0.5.
+
 The last tenth of each set's scenes is held back (whole scenes) and the figures printed for it: the
 kings found at the threshold the pipeline uses (``vision.squarenet.KING_THRESHOLD``) and how many men
 were taken for kings. ``--nets N`` trains N networks from different initial weights and stores them in
