@@ -52,6 +52,7 @@ from vision.occlusion import (
     HandReading,
     HandWatch,
     arm_beside,
+    covered_neighbours,
     hand_nearby,
     hidden_dark_cells,
     leaned_over,
@@ -377,7 +378,8 @@ class VisionPipeline:
                 self._auto_learn(fit, vec, labels)
             if self.model is None and self.squares == "net":
                 still = seen_hand.still is not None and bool(seen_hand.still.all())
-                prob = self._colours_of_this_picture(prob, vec, bare, fit, labels, read != COVERED, still)
+                prob = self._colours_of_this_picture(prob, vec, bare, fit, labels, read != COVERED, still,
+                                                     _fingertip_reach(fit.bright_parity, covered))
         if self.model is not None:
             if self.squares == "net":
                 net_covered = prob[:, COVERED].copy()
@@ -388,7 +390,7 @@ class VisionPipeline:
                 if self.familiar:
                     kings, most = KING_KEPT, COLOUR_VOTE_MOST if bound_votes else None
                 prob = with_colour_model(prob, self.model, vec, temper=self.colour_weight, keep_kings=kings,
-                                         most=most)
+                                         most=most, reachable=_fingertip_reach(fit.bright_parity, covered))
             else:
                 labels, conf = self.model.classify(vec)
             hidden = hidden_dark_cells(covered, fit.bright_parity, self.model.outliers(vec))
@@ -507,7 +509,8 @@ class VisionPipeline:
             pieces[lone], conf[lone] = (v[lone] for v in decide(uncovered))
 
     def _colours_of_this_picture(self, prob: np.ndarray, vec: np.ndarray, bare: np.ndarray, fit: BoardFit,
-                                 net_labels: np.ndarray, seen: np.ndarray, still: bool) -> np.ndarray:
+                                 net_labels: np.ndarray, seen: np.ndarray, still: bool,
+                                 reachable: np.ndarray | None = None) -> np.ndarray:
         """Uncalibrated: ``prob`` sharpened by colours learned from this picture alone, on a board the network
         does not know.
 
@@ -537,7 +540,7 @@ class VisionPipeline:
             return prob
         # The network's sure kings stay kings: the colour model knows no kings, and a slanted king's second
         # disc shows its side where a man shows its top (one light king read dark on 1000 regular scenes).
-        return with_colour_model(prob, model, vec, temper=COLOUR_WEIGHT, keep_kings=KING_KEPT)
+        return with_colour_model(prob, model, vec, temper=COLOUR_WEIGHT, keep_kings=KING_KEPT, reachable=reachable)
 
     def _viewpoint(self, fit: BoardFit, size: tuple[int, int]) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
         """The dark cells' top-view shift per unit height (32, 2) (vision.viewpoint) and their height strips'
@@ -783,6 +786,15 @@ class VisionPipeline:
         from vision.overlay import draw_overlay
 
         return draw_overlay(frame, res, highlight, masked)
+
+
+def _fingertip_reach(bright_parity: int, covered: np.ndarray) -> np.ndarray:
+    """(32,) bool, lattice dark-cell order: where a fingertip can be, the edge squares and those beside a
+    covered light square. A hand reaches in from outside the board, covering what lies on its way
+    (vision.squarenet.with_colour_model, ``reachable``)."""
+    cells = dark_cells(bright_parity)
+    edge = (cells == 0).any(axis=1) | (cells == 7).any(axis=1)
+    return edge | (covered_neighbours(covered, bright_parity) > 0)
 
 
 @lru_cache(maxsize=16)

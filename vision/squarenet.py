@@ -352,7 +352,8 @@ def decide(prob: np.ndarray, king_threshold: float = KING_THRESHOLD,
 
 
 def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 0.5,
-                      keep_kings: float | None = None, most: float | None = None) -> np.ndarray:
+                      keep_kings: float | None = None, most: float | None = None,
+                      reachable: np.ndarray | None = None) -> np.ndarray:
     """Network probabilities (N, 6) times those of a learned ``vision.classify.ColourModel`` on ``vec``.
 
     The colour model was learned from this board's start position, so it knows this board's woods and
@@ -372,6 +373,11 @@ def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 
     unlike any square of the start position) could otherwise outvote a network sure of the piece's shape
     (docs/vision.md, "How far the colours may outvote the network"). Like ``keep_kings``, only for boards
     the network is known to read.
+
+    ``reachable`` (N, bool): the squares a fingertip can be on (None: any). A hand reaches the board from
+    outside it, so a fingertip is on an edge square or beside a light square the hand covers; elsewhere a
+    square the network takes for a hand but the colours take for a king is a tall piece the network does
+    not know (the fhgr photos' thick discs), not a finger.
     """
     z = (vec[:, None, :] - model.mean[None]) / model.std[None]
     log_std = np.log(model.std).sum(axis=1)[None]
@@ -391,6 +397,8 @@ def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 
     # crown reader takes the finger's height for a second disc. A king that exists only because the veto
     # removed the hand is the hand (docs/vision.md, "A fingertip is not a king").
     fingertip = (prob[:, COVERED] >= HAND_NOT_KING) & np.isin(out.argmax(axis=1), (3, 4))
+    if reachable is not None:
+        fingertip &= np.asarray(reachable, dtype=bool)
     out[fingertip] = prob[fingertip]
     if keep_kings is not None:
         king = prob[:, 3] + prob[:, 4] >= keep_kings

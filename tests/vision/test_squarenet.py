@@ -256,6 +256,24 @@ def test_a_fingertip_the_colours_would_make_a_king_stays_covered():
     seen = np.vstack([centres[2], centres[1] + 0.5])  # colours of a dark piece; of a light man
     labels, _ = decide(with_colour_model(net, model, seen))
     assert "".join(CLASSES[k] for k in labels) == "?w"  # the veto still makes the second a man
+    # where no hand can reach (an inner square, no covered light square beside it) it is a tall piece
+    labels, _ = decide(with_colour_model(net, model, seen, reachable=np.array([False, True])))
+    assert "".join(CLASSES[k] for k in labels) == "Bw"
+
+
+def test_a_fingertip_reaches_the_edge_squares_and_those_beside_a_covered_light_square():
+    from vision.classify import dark_cells
+    from vision.pipeline import _fingertip_reach
+
+    for parity in (0, 1):
+        cells = dark_cells(parity)
+        covered = np.zeros((8, 8), dtype=bool)
+        inner = ~((cells == 0) | (cells == 7)).any(axis=1)
+        assert np.array_equal(_fingertip_reach(parity, covered), ~inner)
+        i, j = cells[np.flatnonzero(inner)[0]]
+        covered[j, i + 1] = True  # the light square to its right (rows j, files i)
+        reach = _fingertip_reach(parity, covered)
+        assert reach[np.flatnonzero(inner)[0]] and reach.sum() > (~inner).sum()
 
 
 def test_a_hand_hides_squares_instead_of_inventing_pieces():
