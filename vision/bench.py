@@ -457,7 +457,6 @@ def read_photo(lab: dict, images: dict[str, np.ndarray], others: list[dict]) -> 
     truth = lab["board"]
     side = np.linalg.norm(np.subtract(lab["corners"][0], lab["corners"][1])) / 8
 
-
     def score(profile: dict, squares: str = "net") -> tuple[int, bool, bool, str]:
         """(squares right, oriented right, a hand reported: there is none on these photos, the board read)."""
         res = VisionPipeline(profile=profile, squares=squares).process(images[lab["image"]])
@@ -497,11 +496,19 @@ def read_photo(lab: dict, images: dict[str, np.ndarray], others: list[dict]) -> 
 def crown_counts(got: str, truth: str) -> dict[str, int]:
     """Kings and men of ``truth`` on squares ``got`` reads in their colour: kings found, kings there, men
     crowned, men there, and whether every square is exactly right."""
-    kings = [t in "WB" and g.lower() == t.lower() for g, t in zip(got, truth, strict=True)]
-    return {"kings_found": sum(k and g == t for k, g, t in zip(kings, got, truth, strict=True)),
+    return {"kings_found": sum(t in "WB" and g == t for g, t in zip(got, truth, strict=True)),
             "kings": sum(t in "WB" for t in truth),
             "men_crowned": sum(t in "wb" and g == t.upper() for g, t in zip(got, truth, strict=True)),
             "men": sum(t in "wb" for t in truth), "exact": got == truth}
+
+
+def _crown_line(name: str, counts: list[dict[str, int]]) -> str:
+    """One line of :func:`photo_lines` summing :func:`crown_counts` over photos."""
+    def total(key: str) -> int:
+        return sum(c[key] for c in counts)
+
+    return (f"    kings, {name}  found {total('kings_found')}/{total('kings')}, men crowned "
+            f"{total('men_crowned')}/{total('men')}, boards exact {total('exact')}/{len(counts)}")
 
 
 def photo_lines(p: dict) -> list[str]:
@@ -540,16 +547,10 @@ def photo_lines(p: dict) -> list[str]:
                    f"{sum(r == 32 for r in cal_read)}/{len(cal)} pairs ({len(cal) - len(cal_read)} could not learn)")
     crowns = [b["kings"] for b in boards if "kings" in b]
     if crowns:
-        out.append(f"    kings, uncalibrated ({len(crowns)} photos whose kings are labelled)  found "
-                   f"{sum(c['kings_found'] for c in crowns)}/{sum(c['kings'] for c in crowns)}, men crowned "
-                   f"{sum(c['men_crowned'] for c in crowns)}/{sum(c['men'] for c in crowns)}, boards exact "
-                   f"{sum(c['exact'] for c in crowns)}/{len(crowns)}")
+        out.append(_crown_line(f"uncalibrated ({len(crowns)} photos whose kings are labelled)", crowns))
         pairs = [c for b in boards for c in b.get("kings_calibrated", [])]
         if pairs:
-            out.append(f"    kings, calibrated on another photo ({len(pairs)} pairs)  found "
-                       f"{sum(c['kings_found'] for c in pairs)}/{sum(c['kings'] for c in pairs)}, men crowned "
-                       f"{sum(c['men_crowned'] for c in pairs)}/{sum(c['men'] for c in pairs)}, boards exact "
-                       f"{sum(c['exact'] for c in pairs)}/{len(pairs)}")
+            out.append(_crown_line(f"calibrated on another photo ({len(pairs)} pairs)", pairs))
     for b in boards:
         pairs = ", ".join(f"{'-' if r is None else r}" for _, r in b["calibrated"])
         out.append(f"    {b['image']}: uncalibrated {b['right']}/32 (colour models {b['colour']}/32), "

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 
 from vision.crowns import board_median, board_terms
+from vision.geometry import project
 
 # Weights fitted on 1000 scenes of `dama bench vision --seed 2` (a scene family the benchmark's figures do
 # not come from) and checked on seed 1, pieces off centre, thick pieces and printed boards (docs/vision.md).
@@ -61,16 +61,14 @@ class MenSeen:
             men &= ~np.asarray(kings, dtype=bool)
         if men.sum() < max(least, 1):
             return None
-        pts = cv2.perspectiveTransform(np.asarray(centres, dtype=np.float64)[men].reshape(-1, 1, 2),
-                                       np.asarray(h_lattice, dtype=np.float64)).reshape(-1, 2)
+        pts = project(np.asarray(h_lattice, dtype=np.float64), np.asarray(centres, dtype=np.float64)[men])
         return cls(pts, colours[men].astype(np.int64), logits[men], model)
 
     def yardstick(self, h_lattice: np.ndarray, centres: np.ndarray, colours: np.ndarray) -> np.ndarray | None:
         """(N,) what to take off each square's king logit for the piece of ``colours`` (N,) 1/2 on it,
         under the fit ``h_lattice`` (lattice → image) with dark-cell ``centres`` (N, 2); None when too few
         of the men land on this fit's squares (the board or camera moved)."""
-        inv = np.linalg.inv(np.asarray(h_lattice, dtype=np.float64))
-        at = cv2.perspectiveTransform(self.points.reshape(-1, 1, 2), inv).reshape(-1, 2)
+        at = project(np.linalg.inv(np.asarray(h_lattice, dtype=np.float64)), self.points)
         centres = np.asarray(centres, dtype=np.float64)
         dist = np.linalg.norm(at[:, None, :] - centres[None, :, :], axis=2)  # (M, 32)
         cell = dist.argmin(axis=1)
@@ -91,8 +89,7 @@ class MenSeen:
         if newer.model != self.model:
             return newer
         inv = np.linalg.inv(np.asarray(h_lattice, dtype=np.float64))
-        old_at = cv2.perspectiveTransform(self.points.reshape(-1, 1, 2), inv).reshape(-1, 2)
-        new_at = cv2.perspectiveTransform(newer.points.reshape(-1, 1, 2), inv).reshape(-1, 2)
+        old_at, new_at = project(inv, self.points), project(inv, newer.points)
         kept = np.linalg.norm(old_at[:, None, :] - new_at[None, :, :], axis=2).min(axis=1) > 0.5
         return MenSeen(np.vstack([self.points[kept], newer.points]),
                        np.concatenate([self.colours[kept], newer.colours]),
