@@ -27,6 +27,18 @@ beside the shape features, then 128 → 64 → 1 (the logit of "king"). Plain nu
 before), and the pipeline reads crowns again only when something on the board moved, and only for
 squares that may hold a piece. Trained by ``vision/train_crowns.py``; several trained networks
 may be stored in one file, their logits averaged (the committed file holds two).
+
+Beside a man of this set (the *pair reader*, ``PAIR_PATH``, 2026-12-02). Read alone, a piece's absolute
+height decides, and a man of thick discs looks like a king of thin ones; a king drawn as one tall disc
+(as real kings sit, with no seam between them) looked to the lone reader like a man. The pair reader
+sees the piece's strip and, beside it as further channels, the strip of a man of the same set under the
+same camera: the man seen on its square in a known position (``vision.men_seen``), or one near it (within
+``NEAR_SQUARES``), or, in a picture with no known position, the board's least king-like piece near it
+(:func:`least_king_like_near`). Its shape features follow the piece's. The same network otherwise, trained
+with ``--pairs`` on pieces each drawn a man of their scene afresh every epoch, half of the time from its
+own square in another board of the scene. The pipeline adds a share of its logit to the lone reader's
+weighed one (``vision.pipeline.PAIR_WEIGHT``, ``PAIR_KING_FROM``; docs/vision.md,
+"Beside a man of this set").
 """
 
 from __future__ import annotations
@@ -41,6 +53,7 @@ from vision.heights import ACROSS, ALONG
 from vision.squarenet import KING_THRESHOLD, N_PROFILE, STRIP_IN_DESC, _blas, read_weights
 
 CROWN_PATH = Path(__file__).resolve().parent / "models" / "crownnet.npz"
+PAIR_PATH = Path(__file__).resolve().parent / "models" / "crownpair.npz"
 HALF = len(ACROSS) // 2  # rows of the folded strip
 PARAMS = ("c1", "cb1", "c2", "cb2", "w0", "b0", "w1", "b1", "w2", "b2")
 # Strips come in units of the board's light-minus-dark contrast (vision.squarenet.board_inputs), in which a
@@ -57,6 +70,8 @@ BOARD_PULL = 0.15
 BOARD_PULL_LIMIT = 4.0
 BOARD_KING_FROM = 2.5
 SURFACE_TRIM = 3.0  # a piece this far above the surface is left out of the next fit (a king, most likely)
+N_CROWN_INPUTS = len(ALONG) * HALF + 2 * N_PROFILE + 1  # a row of flat_inputs: folded strip, then shape
+NEAR_SQUARES = 2.3  # squares: how far a pair reader's man may stand (a diagonal step, or two along a file or rank)
 KING_LOGIT = float(np.log(KING_THRESHOLD / (1.0 - KING_THRESHOLD)))  # the pipeline's king bar as a logit
 
 
@@ -77,6 +92,31 @@ def crown_inputs(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     profiles = d[:, PROFILES]
     shape = np.concatenate([profiles - profiles.mean(axis=1, keepdims=True), d[:, SHIFT_NORM:SHIFT_NORM + 1]], axis=1)
     return np.ascontiguousarray(strips, dtype=np.float32), np.ascontiguousarray(shape, dtype=np.float32)
+
+
+def flat_inputs(strips: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """(N, K) :func:`crown_inputs` flattened side by side, a row a piece (what ``vision.men_seen`` keeps)."""
+    return np.concatenate([np.asarray(strips, dtype=np.float32).reshape(len(strips), -1),
+                           np.asarray(other, dtype=np.float32)], axis=1)
+
+
+def split_inputs(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`crown_inputs` again from rows of :func:`flat_inputs`."""
+    flat = np.asarray(flat, dtype=np.float32)
+    n_strip = len(ALONG) * HALF
+    return np.ascontiguousarray(flat[:, :n_strip].reshape(len(flat), len(ALONG), HALF)), flat[:, n_strip:].copy()
+
+
+def least_king_like_near(logits: np.ndarray, pieces: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """(N,) for every square, the square of ``pieces`` (N, bool) within ``NEAR_SQUARES`` of it at ``centres``
+    (N, 2) whose king ``logits`` are lowest (its likeliest man, to weigh it against), -1 where none."""
+    logits = np.asarray(logits, dtype=np.float64)
+    centres = np.asarray(centres, dtype=np.float64)
+    dist = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
+    ok = (dist > 0) & (dist <= NEAR_SQUARES) & np.asarray(pieces, dtype=bool)[None, :] & np.isfinite(logits)[None, :]
+    score = np.where(ok, logits[None, :], np.inf)
+    best = score.argmin(axis=1)
+    return np.where(np.isfinite(score[np.arange(len(logits)), best]), best, -1)
 
 
 def unfold(x: np.ndarray, k: int) -> np.ndarray:
@@ -126,7 +166,9 @@ class CrownReader:
                          for ks in keys]
         except KeyError as exc:
             raise ValueError(f"crown model lacks array {exc}") from None
-        if not all(self._fits(p, self.mu.shape[0]) for p in self.nets):
+        self.pair = bool(int(np.asarray(weights.get("pair", 0))))  # a pair reader: piece beside a man
+        self.channels = HALF * (2 if self.pair else 1)
+        if not all(self._fits(p, self.mu.shape[0], self.channels) for p in self.nets):
             raise ValueError("crown model does not match this version's inputs (retrain it)")
         # names these weights: logits kept in a profile (vision.men_seen) are only comparable with the same
         sha = hashlib.sha1()
@@ -136,9 +178,9 @@ class CrownReader:
         self.digest = sha.hexdigest()[:12]
 
     @staticmethod
-    def _fits(p: dict[str, np.ndarray], n_shape: int) -> bool:
-        """Do one network's filters and layers fit the folded strip and ``n_shape`` shape features?"""
-        k1, odd1 = divmod(p["c1"].shape[0], HALF)
+    def _fits(p: dict[str, np.ndarray], n_shape: int, channels: int) -> bool:
+        """Do one network's filters and layers fit ``channels`` rows of folded strip and ``n_shape`` shape features?"""
+        k1, odd1 = divmod(p["c1"].shape[0], channels)
         k2, odd2 = divmod(p["c2"].shape[0], p["c1"].shape[1])
         flat = conv_outputs(k1, k2, p["c2"].shape[1])
         return not odd1 and not odd2 and p["w0"].shape[0] == flat + n_shape and p["w2"].shape[1] == 1
@@ -150,10 +192,30 @@ class CrownReader:
 
     def logits(self, d: np.ndarray) -> np.ndarray:
         """(N,) mean king logit of the networks for rows of :func:`vision.squarenet.describe`."""
-        strips, other = crown_inputs(d)
+        return self.logits_of(crown_inputs(d))
+
+    def logits_of(self, pieces: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """:meth:`logits` from the pieces' :func:`crown_inputs` (the pipeline computes them once)."""
+        if self.pair:
+            raise ValueError("a pair crown reader reads a piece beside a man: pair_logits")
+        return self._forward(*pieces)
+
+    def pair_logits(self, d: np.ndarray, men: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """(N,) mean king logit of a pair reader's networks for rows of :func:`vision.squarenet.describe`,
+        each piece beside the man whose :func:`crown_inputs` are the same row of ``men``."""
+        return self.pair_logits_of(crown_inputs(d), men)
+
+    def pair_logits_of(self, pieces: tuple[np.ndarray, np.ndarray], men: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        """:meth:`pair_logits` from the pieces' :func:`crown_inputs`."""
+        if not self.pair:
+            raise ValueError("this crown reader reads one piece alone: logits")
+        return self._forward(np.concatenate([pieces[0], np.asarray(men[0], dtype=np.float32)], axis=2),
+                             np.concatenate([pieces[1], np.asarray(men[1], dtype=np.float32)], axis=1))
+
+    def _forward(self, strips: np.ndarray, other: np.ndarray) -> np.ndarray:
         other = (other - self.mu) / self.sd
         with _blas().limit(limits=1, user_api="blas"):  # threaded BLAS costs far more than these small products
-            return np.mean([conv_forward(p, strips, other)[0] for p in self.nets], axis=0)
+            return np.mean([conv_forward(p, np.ascontiguousarray(strips), other)[0] for p in self.nets], axis=0)
 
     def king_share(self, d: np.ndarray) -> np.ndarray:
         """(N,) probability that a piece on each square is a king (meaningless for an empty square), each
@@ -230,6 +292,16 @@ def default_crown_reader() -> CrownReader:
     return CrownReader.load(CROWN_PATH)
 
 
-__all__ = ["BOARD_KING_FROM", "BOARD_PULL", "BOARD_PULL_LIMIT", "BOARD_SURFACE", "CROWN_PATH", "KING_LOGIT",
-           "CrownReader", "board_median", "board_terms", "conv_forward", "conv_outputs", "crown_inputs",
-           "default_crown_reader", "on_this_board", "share_of", "unfold"]
+@lru_cache(maxsize=1)
+def default_pair_reader() -> CrownReader:
+    """The committed pair reader: a piece beside a man of its set (loaded once)."""
+    reader = CrownReader.load(PAIR_PATH)
+    if not reader.pair:
+        raise ValueError(f"{PAIR_PATH} is not a pair crown reader")
+    return reader
+
+
+__all__ = ["BOARD_KING_FROM", "BOARD_PULL", "BOARD_PULL_LIMIT", "BOARD_SURFACE", "CROWN_PATH", "CrownReader",
+           "KING_LOGIT", "NEAR_SQUARES", "N_CROWN_INPUTS", "PAIR_PATH", "board_median", "board_terms",
+           "conv_forward", "conv_outputs", "crown_inputs", "default_crown_reader", "default_pair_reader",
+           "flat_inputs", "least_king_like_near", "on_this_board", "share_of", "split_inputs", "unfold"]

@@ -17,6 +17,18 @@ half of them with seamless kings, about 4 min per thousand scenes on this machin
 command, the pair found 396 of 512 seamless kings on the benchmark instead of 177, but crowned thick men.
 The "mixed" pair kept squares2, 2612, 2613 and 2617 seamed and the other seven at 0.5.
 
+The pair reader (``vision.crowns``, "Beside a man of this set"; committed 2026-12-02 as
+``vision/models/crownpair.npz``): the fourteen sets the committed crown reader was trained on (docs/vision.md,
+"Training": ``$SETS $HANDS`` 2616 2617 ``$THICK $OFFC``), every one rendered again with the same arguments
+and ``--seamless-rate 0.5`` (about 4 min per thousand scenes on one core) as ``$SETS_05``, and
+
+    for s in 0 1; do .venv/bin/python -m vision.train_crowns --data $SETS_05 --epochs 40 --pairs --seed $s \
+        --out /tmp/pair_$s.npz & done; wait   # about 25 min per network (36 s an epoch), one core each
+
+the two stored in one file as above (and ``pair`` 1). Each piece of a scene is weighed against a man of
+the same scene (:class:`References`): one on its square in another of the scene's boards (the scene's
+boards share the camera and the light, as a calibration profile and a later frame do) or one near it.
+
 The last tenth of each set's scenes is held back (whole scenes) and the figures printed for it: the
 kings found at the threshold the pipeline uses (``vision.squarenet.KING_THRESHOLD``) and how many men
 were taken for kings. ``--nets N`` trains N networks from different initial weights and stores them in
@@ -32,10 +44,12 @@ import argparse
 import sys
 import time
 import zipfile
+from dataclasses import dataclass
 
 import numpy as np
 
-from vision.crowns import PARAMS, CrownReader, conv_forward, conv_outputs, crown_inputs
+from vision.classify import dark_cells
+from vision.crowns import NEAR_SQUARES, PARAMS, CrownReader, conv_forward, conv_outputs, crown_inputs, share_of
 from vision.squarenet import KING_THRESHOLD, flush_subnormals
 from vision.train_squares import describe_rows, held_back, load_set
 
@@ -93,21 +107,37 @@ def backward(p: dict[str, np.ndarray], cache: tuple, g: np.ndarray) -> dict[str,
 
 
 def train_one(strips: np.ndarray, other: np.ndarray, king: np.ndarray, weight: np.ndarray, epochs: int = 30,
-              seed: int = 0, batch: int = 256, lr: float = 2e-3, decay: float = 1e-4) -> dict[str, np.ndarray]:
-    """One network's parameters (``other`` standardised; ``king`` 0/1; ``weight`` per sample)."""
+              seed: int = 0, batch: int = 256, lr: float = 2e-3, decay: float = 1e-4,
+              references: References | None = None) -> dict[str, np.ndarray]:
+    """One network's parameters (``other`` already standardised; ``king`` 0/1; ``weight`` per sample).
+
+    With ``references`` the network is a pair reader (``vision.crowns``, "Beside a man of this set"): every
+    epoch each piece is given a man drawn afresh from its candidates (:meth:`References.draw`), and sees
+    his strip beside its own and his shape features after its own (``other`` then holds each piece's
+    features standardised with the pair's ``mu`` and ``sd`` halves, both halves read from it). Pieces
+    without a candidate, or of weight 0 (the validation scenes), are left out.
+    """
     rng = np.random.default_rng(seed)
-    p = init(rng, strips.shape[2], other.shape[1])
+    pair = references is not None
+    p = init(rng, strips.shape[2] * (2 if pair else 1), other.shape[1] * (2 if pair else 1))
     m = {k: np.zeros_like(v) for k, v in p.items()}
     v = {k: np.zeros_like(v) for k, v in p.items()}
-    step, n = 0, len(strips)
+    pool = np.flatnonzero(references.any() & (weight > 0)) if pair else np.arange(len(strips))
+    step, n = 0, len(pool)
     for ep in range(epochs):
         t0 = time.time()
-        order = rng.permutation(n)
+        ref = references.draw(rng) if pair else None
+        order = rng.permutation(pool)
         rate = lr * 0.5 * (1 + np.cos(np.pi * ep / epochs))
         loss = 0.0
         for start in range(0, n, batch):
             idx = order[start:start + batch]
-            z, cache = conv_forward(p, strips[idx], other[idx], keep=True)
+            if pair:
+                s_in = np.concatenate([strips[idx], strips[ref[idx]]], axis=2)
+                o_in = np.concatenate([other[idx], other[ref[idx]]], axis=1)
+            else:
+                s_in, o_in = strips[idx], other[idx]
+            z, cache = conv_forward(p, s_in, o_in, keep=True)
             prob = 1.0 / (1.0 + np.exp(-np.clip(z, -40, 40)))
             y, w = king[idx], weight[idx]
             loss += float(-(w * (y * np.log(prob + 1e-9) + (1 - y) * np.log(1 - prob + 1e-9))).sum())
@@ -124,12 +154,73 @@ def train_one(strips: np.ndarray, other: np.ndarray, king: np.ndarray, weight: n
     return p
 
 
+@dataclass(frozen=True)
+class References:
+    """For every piece, the men it may be weighed against (rows of the same arrays), in two groups:
+    ``same`` the men on its square in the scene's other boards (what a calibration profile holds: the
+    same camera and light, another position), ``near`` the men of the scene's boards, its own included,
+    on the dark squares within ``NEAR_SQUARES`` of it (where no man stood on its square). Each group as
+    offsets (N + 1,) into a flat array of row numbers."""
+
+    same_at: np.ndarray
+    same: np.ndarray
+    near_at: np.ndarray
+    near: np.ndarray
+    p_same: float = 0.5
+
+    @classmethod
+    def of(cls, group: np.ndarray, board: np.ndarray, square: np.ndarray, man: np.ndarray) -> References:
+        """From each piece's scene ``group``, ``board`` (within the set), ``square`` (observation order) and
+        whether it is a ``man``."""
+        cells = dark_cells(1).astype(np.float64)
+        dist = np.linalg.norm(cells[:, None] - cells[None], axis=2)
+        neighbours = [np.flatnonzero((dist[s] > 0) & (dist[s] <= NEAR_SQUARES)) for s in range(32)]
+        same: list[list[int]] = [[] for _ in range(len(group))]
+        near: list[list[int]] = [[] for _ in range(len(group))]
+        order = np.argsort(group, kind="stable")
+        for chunk in np.split(order, np.flatnonzero(np.diff(group[order])) + 1):
+            by_square: dict[int, list[int]] = {}
+            for i in chunk[man[chunk]]:
+                by_square.setdefault(int(square[i]), []).append(int(i))
+            for i in chunk:
+                s = int(square[i])
+                same[i] = [j for j in by_square.get(s, []) if board[j] != board[i]]
+                near[i] = [j for t in neighbours[s] for j in by_square.get(int(t), [])]
+
+        def flat(lists: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
+            at = np.r_[0, np.cumsum([len(x) for x in lists])].astype(np.int64)
+            return at, np.fromiter((j for x in lists for j in x), dtype=np.int64, count=int(at[-1]))
+
+        (same_at, same_rows), (near_at, near_rows) = flat(same), flat(near)
+        return cls(same_at, same_rows, near_at, near_rows)
+
+    def any(self) -> np.ndarray:
+        """(N,) bool: pieces with at least one man to be weighed against."""
+        return (np.diff(self.same_at) > 0) | (np.diff(self.near_at) > 0)
+
+    def draw(self, rng: np.random.Generator, p_same: float | None = None) -> np.ndarray:
+        """(N,) one man per piece (-1 where none): one of its square's with probability ``p_same`` (or
+        whenever there is no near one), else a near one."""
+        p_same = self.p_same if p_same is None else p_same
+        n_same, n_near = np.diff(self.same_at), np.diff(self.near_at)
+        use_same = (n_same > 0) & ((n_near == 0) | (rng.random(len(n_same)) < p_same))
+        u = rng.random(len(n_same))
+        pick_same = self.same[np.minimum(self.same_at[:-1] + (u * n_same).astype(np.int64), len(self.same) - 1)] \
+            if len(self.same) else np.zeros(len(n_same), dtype=np.int64)
+        pick_near = self.near[np.minimum(self.near_at[:-1] + (u * n_near).astype(np.int64), len(self.near) - 1)] \
+            if len(self.near) else np.zeros(len(n_same), dtype=np.int64)
+        return np.where(use_same, pick_same, np.where(n_near > 0, pick_near, -1))
+
+
 def load_pieces(paths: list[str], holdout: bool = False):
-    """(describe rows, king 0/1, validation flag) of every piece in the rendered sets."""
-    rows, kings, vals = [], [], []
+    """(describe rows, king 0/1, validation flag, where) of every piece in the rendered sets; ``where`` is
+    (scene group, board, square, man) per piece, numbered across the sets (:class:`References`)."""
+    rows, kings, vals, groups, boards, squares, men = [], [], [], [], [], [], []
+    g0 = 0
     for path in paths:
         with np.load(path) as d:
-            y, scene, held = d["y"], d["scene"].astype(np.float64), d["held"]
+            y, scene, held = d["y"], d["scene"].astype(np.int64), d["held"]
+            square = d["square"].astype(np.int64) if "square" in d.files else np.arange(len(y)) % 32
         keep = (y >= 1) & (y <= 4)
         if holdout:
             keep &= ~held
@@ -137,8 +228,21 @@ def load_pieces(paths: list[str], holdout: bool = False):
         rows.append(describe_rows(x))
         kings.append(np.isin(y[keep], (3, 4)).astype(np.float32))
         vals.append(held_back(scene)[keep])
+        groups.append(scene[keep] + g0)
+        boards.append(np.flatnonzero(keep) // 32)  # every recipe keeps whole boards of 32 rows (load_set)
+        squares.append(square[keep])
+        men.append(np.isin(y[keep], (1, 2)))
+        g0 += int(scene.max()) + 1
         print(f"  {path}: {int(keep.sum())} pieces", file=sys.stderr)
-    return np.concatenate(rows), np.concatenate(kings), np.concatenate(vals)
+    where = tuple(np.concatenate(a) for a in (groups, boards, squares, men))
+    return np.concatenate(rows), np.concatenate(kings), np.concatenate(vals), where
+
+
+def _print_found(share: np.ndarray, king: np.ndarray) -> None:
+    for threshold in sorted({0.9, 0.95, 0.97, 0.98, 0.99, KING_THRESHOLD}):
+        said = share >= threshold
+        print(f"  threshold {threshold}{' (the pipeline)' if threshold == KING_THRESHOLD else ''}: "
+              f"{int((said & king).sum())} kings found, {int((said & ~king).sum())} men taken for kings")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -149,12 +253,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--nets", type=int, default=1, help="networks trained from different seeds, averaged")
     ap.add_argument("--seed", type=int, default=0, help="seed of the first network (the others follow)")
     ap.add_argument("--holdout", action="store_true", help="leave out every piece of a held-out scene")
+    ap.add_argument("--pairs", action="store_true",
+                    help="train the pair reader: each piece beside a man of its scene (vision.crowns, 'Beside a man')")
     args = ap.parse_args(argv)
     if args.nets < 1 or args.epochs < 1:
         print("train_crowns: --nets and --epochs must be at least 1", file=sys.stderr)
         return 2
     try:
-        d, king, val = load_pieces(args.data, args.holdout)
+        d, king, val, where = load_pieces(args.data, args.holdout)
     except (OSError, KeyError, ValueError, zipfile.BadZipFile) as exc:
         print(f"train_crowns: cannot read the sets: {exc}", file=sys.stderr)
         return 2
@@ -162,25 +268,33 @@ def main(argv: list[str] | None = None) -> int:
     fit = ~val if val.any() and (~val).any() else np.ones(len(d), dtype=bool)
     mu, sd = other[fit].mean(axis=0), other[fit].std(axis=0) + 1e-3
     other = (other - mu) / sd
+    refs = References.of(*where) if args.pairs else None
+    if refs is not None:
+        print(f"  pairs: {int(refs.any().sum())} of {len(d)} pieces have a man to be weighed against", file=sys.stderr)
+        mu, sd = np.concatenate([mu, mu]), np.concatenate([sd, sd])
     rare = float(king[fit].mean()) if king[fit].any() else 0.5
     weight = np.where(king > 0, 1.0 / np.sqrt(max(rare, 1e-3)), 1.0 / np.sqrt(max(1 - rare, 1e-3)))
     weight = (weight / weight[fit].mean()).astype(np.float32)
     weights: dict[str, np.ndarray] = {"mu": mu.astype(np.float32), "sd": sd.astype(np.float32),
-                                      "n_nets": np.array(args.nets)}
+                                      "n_nets": np.array(args.nets), "pair": np.array(int(args.pairs))}
     for i in range(args.nets):
-        p = train_one(strips[fit], other[fit], king[fit], weight[fit], args.epochs, seed=args.seed + i)
+        p = train_one(strips, other, king, np.where(fit, weight, 0.0).astype(np.float32), args.epochs,
+                      seed=args.seed + i, references=refs) if refs is not None else \
+            train_one(strips[fit], other[fit], king[fit], weight[fit], args.epochs, seed=args.seed + i)
         weights.update({f"{k}_{i}" if args.nets > 1 else k: v for k, v in p.items()})
     if args.nets == 1:
         del weights["n_nets"]
     reader = CrownReader(weights)
     if val.any():
-        share = reader.king_share(d[val])
-        k = king[val] > 0
-        print(f"validation (whole scenes not trained on): {int(k.sum())} kings, {int((~k).sum())} men")
-        for threshold in sorted({0.9, 0.95, 0.97, 0.98, 0.99, KING_THRESHOLD}):
-            said = share >= threshold
-            print(f"  threshold {threshold}{' (the pipeline)' if threshold == KING_THRESHOLD else ''}: "
-                  f"{int((said & k).sum())} kings found, {int((said & ~k).sum())} men taken for kings")
+        k = king > 0
+        print(f"validation (whole scenes not trained on): {int(k[val].sum())} kings, {int((~k[val]).sum())} men")
+        if refs is None:
+            _print_found(reader.king_share(d[val]), k[val])
+        for p_same, name in ((1.0, "a man on its square"), (0.0, "a man on a square near it")) if refs else ():
+            ref = refs.draw(np.random.default_rng(0), p_same)
+            sel = val & (ref >= 0) & ((np.diff(refs.same_at) > 0) if p_same == 1.0 else True)
+            print(f" beside {name}: {int(k[sel].sum())} kings, {int((~k[sel]).sum())} men")
+            _print_found(share_of(reader.pair_logits(d[sel], crown_inputs(d[ref[sel]]))), k[sel])
     np.savez_compressed(args.out, **weights)
     print(f"weights -> {args.out}")
     return 0
