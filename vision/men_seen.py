@@ -18,15 +18,20 @@ the picture it stands. A board or camera moved so that fewer than ``MIN_MEN`` of
 the pipeline weighs each piece against its board's other pieces alone, ``vision.crowns.on_this_board``).
 The logits belong to one crown model (its ``digest``); another model's profile is ignored, and they
 belong to the light they were seen in (docs/vision.md, "The men seen at calibration").
+
+Each man's crown inputs (his folded height strip and shape features, ``vision.crowns.flat_inputs``) are
+kept too: the pair reader reads a piece beside the man seen on its square or near it
+(:meth:`MenSeen.beside`; docs/vision.md, "Beside a man of this set").
 """
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
 
 import numpy as np
 
-from vision.crowns import board_median, board_terms
+from vision.crowns import N_CROWN_INPUTS, NEAR_SQUARES, board_median, board_terms
 from vision.geometry import project
 
 # Weights fitted on 1000 scenes of `dama bench vision --seed 2` (a scene family the benchmark's figures do
@@ -47,32 +52,62 @@ class MenSeen:
     colours: np.ndarray  # (M,) 1 or 2
     logits: np.ndarray  # (M,) the crown reader's raw king logits there
     model: str  # digest of the crown model that read them
+    # (M, K) each man's crown inputs (vision.crowns.crown_inputs, strip and shape flattened side by side),
+    # what a pair reader sees beside a piece; None in profiles written before them
+    inputs: np.ndarray | None = None
 
     @classmethod
     def seen(cls, h_lattice: np.ndarray, centres: np.ndarray, colours: np.ndarray, logits: np.ndarray,
-             kings: np.ndarray | None, model: str, least: int = MIN_MEN) -> MenSeen | None:
+             kings: np.ndarray | None, model: str, least: int = MIN_MEN,
+             inputs: np.ndarray | None = None) -> MenSeen | None:
         """From one reading of a known position: ``centres`` (32, 2) lattice, ``colours`` (32,) 0/1/2 the
         position's colour classes, ``logits`` (32,) raw king logits (NaN where not read), ``kings`` (32,)
-        the position's kings (not men: left out). None if fewer than ``least`` men were read."""
+        the position's kings (not men: left out), ``inputs`` (32, K) the crown inputs read (NaN where not).
+        None if fewer than ``least`` men were read."""
         colours = np.asarray(colours)
         logits = np.asarray(logits, dtype=np.float64)
         men = (colours > 0) & np.isfinite(logits)
+        if inputs is not None:
+            men &= np.isfinite(inputs).all(axis=1)
         if kings is not None:
             men &= ~np.asarray(kings, dtype=bool)
         if men.sum() < max(least, 1):
             return None
         pts = project(np.asarray(h_lattice, dtype=np.float64), np.asarray(centres, dtype=np.float64)[men])
-        return cls(pts, colours[men].astype(np.int64), logits[men], model)
+        return cls(pts, colours[men].astype(np.int64), logits[men], model,
+                   None if inputs is None else np.asarray(inputs, dtype=np.float32)[men])
+
+    def _on_squares(self, h_lattice: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each man's spot in this fit's lattice (M, 2), nearest of ``centres`` (M,) and whether he stands on it."""
+        at = project(np.linalg.inv(np.asarray(h_lattice, dtype=np.float64)), self.points)
+        dist = np.linalg.norm(at[:, None, :] - np.asarray(centres, dtype=np.float64)[None, :, :], axis=2)
+        cell = dist.argmin(axis=1)
+        return at, cell, dist[np.arange(len(at)), cell] <= ON_SQUARE
+
+    def beside(self, h_lattice: np.ndarray, centres: np.ndarray, colours: np.ndarray) -> np.ndarray | None:
+        """(N,) the man (row of :attr:`inputs`) a pair reader weighs the piece of ``colours`` (N,) 1/2 on each
+        of ``centres`` against, -1 where none: the man seen on its square, of its colour if both were; else
+        the nearest within ``vision.crowns.NEAR_SQUARES``, of its colour at equal distance. None without
+        inputs or when too few men land on this fit's squares (the board or camera moved)."""
+        if self.inputs is None:
+            return None
+        at, _, on = self._on_squares(h_lattice, centres)
+        if on.sum() < MIN_MEN:
+            return None
+        centres = np.asarray(centres, dtype=np.float64)
+        dist = np.linalg.norm(centres[:, None, :] - at[None, :, :], axis=2)  # (N, M)
+        other = np.asarray(colours)[:, None] != self.colours[None, :]
+        cost = np.where(dist <= ON_SQUARE, 0.0, np.round(dist, 1)) + 0.01 * other + np.where(on, 0.0, np.inf)[None]
+        best = cost.argmin(axis=1)
+        ok = np.isfinite(cost[np.arange(len(centres)), best]) & (dist[np.arange(len(centres)), best] <= NEAR_SQUARES)
+        return np.where(ok, best, -1)
 
     def yardstick(self, h_lattice: np.ndarray, centres: np.ndarray, colours: np.ndarray) -> np.ndarray | None:
         """(N,) what to take off each square's king logit for the piece of ``colours`` (N,) 1/2 on it,
         under the fit ``h_lattice`` (lattice → image) with dark-cell ``centres`` (N, 2); None when too few
         of the men land on this fit's squares (the board or camera moved)."""
-        at = project(np.linalg.inv(np.asarray(h_lattice, dtype=np.float64)), self.points)
+        _, cell, near = self._on_squares(h_lattice, centres)
         centres = np.asarray(centres, dtype=np.float64)
-        dist = np.linalg.norm(at[:, None, :] - centres[None, :, :], axis=2)  # (M, 32)
-        cell = dist.argmin(axis=1)
-        near = dist[np.arange(len(at)), cell] <= ON_SQUARE
         if near.sum() < MIN_MEN:
             return None
         surface = _surface(centres[cell[near]], self.logits[near], centres)
@@ -85,20 +120,25 @@ class MenSeen:
     def seen_again(self, newer: MenSeen, h_lattice: np.ndarray) -> MenSeen:
         """These men with ``newer`` ones (a later position, read later) in their place: an older man within
         half a square of a newer one (under the fit ``h_lattice``) gives way to it, the rest are kept. Men
-        of another crown model give way altogether."""
-        if newer.model != self.model:
-            return newer
+        of another crown model give way altogether, and so do men kept without their inputs to newer ones with."""
+        if newer.model != self.model or (self.inputs is None and newer.inputs is not None):
+            return newer  # another model's logits; men kept before their inputs were
         inv = np.linalg.inv(np.asarray(h_lattice, dtype=np.float64))
         old_at, new_at = project(inv, self.points), project(inv, newer.points)
         kept = np.linalg.norm(old_at[:, None, :] - new_at[None, :, :], axis=2).min(axis=1) > 0.5
+        inputs = None if self.inputs is None or newer.inputs is None else np.vstack([self.inputs[kept], newer.inputs])
         return MenSeen(np.vstack([self.points[kept], newer.points]),
                        np.concatenate([self.colours[kept], newer.colours]),
-                       np.concatenate([self.logits[kept], newer.logits]), self.model)
+                       np.concatenate([self.logits[kept], newer.logits]), self.model, inputs)
 
     def to_json(self) -> dict:
-        return {"model": self.model,
-                "men": [[round(float(x), 2), round(float(y), 2), int(c), round(float(v), 3)]
-                        for (x, y), c, v in zip(self.points, self.colours, self.logits, strict=True)]}
+        out: dict = {"model": self.model,
+                     "men": [[round(float(x), 2), round(float(y), 2), int(c), round(float(v), 3)]
+                             for (x, y), c, v in zip(self.points, self.colours, self.logits, strict=True)]}
+        if self.inputs is not None:  # half floats, base64: 24 men's strips in about 26 kB of text
+            out["inputs"] = {"shape": list(self.inputs.shape),
+                             "float16": base64.b64encode(self.inputs.astype("<f2").tobytes()).decode("ascii")}
+        return out
 
     @classmethod
     def from_json(cls, data: object) -> MenSeen:
@@ -110,7 +150,18 @@ class MenSeen:
             raise ValueError("profile men_seen needs 'model' and 'men' as [x, y, colour, logit] rows") from None
         if men.ndim != 2 or men.shape[1] != 4 or not np.isfinite(men).all() or not np.isin(men[:, 2], (1, 2)).all():
             raise ValueError("profile men_seen rows must be [x, y, colour 1 or 2, logit], finite numbers")
-        return cls(men[:, :2].copy(), men[:, 2].astype(np.int64), men[:, 3].copy(), model)
+        inputs = None
+        if data.get("inputs") is not None:  # type: ignore[union-attr]
+            try:
+                shape = tuple(int(n) for n in data["inputs"]["shape"])  # type: ignore[index]
+                raw = base64.b64decode(data["inputs"]["float16"], validate=True)  # type: ignore[index]
+                inputs = np.frombuffer(raw, dtype="<f2").reshape(shape).astype(np.float32)
+            except (KeyError, TypeError, ValueError):
+                raise ValueError("profile men_seen 'inputs' needs 'shape' and base64 'float16' of one row a man") \
+                    from None
+            if inputs.ndim != 2 or inputs.shape != (len(men), N_CROWN_INPUTS) or not np.isfinite(inputs).all():
+                raise ValueError("profile men_seen 'inputs' must hold one row of finite numbers a man")
+        return cls(men[:, :2].copy(), men[:, 2].astype(np.int64), men[:, 3].copy(), model, inputs)
 
 
 def _surface(at: np.ndarray, logits: np.ndarray, centres: np.ndarray) -> np.ndarray:

@@ -30,7 +30,18 @@ from vision.classify import (
     explains_worse,
     light_reference,
 )
-from vision.crowns import KING_LOGIT, default_crown_reader, on_this_board, share_of
+from vision.crowns import (
+    KING_LOGIT,
+    N_CROWN_INPUTS,
+    crown_inputs,
+    default_crown_reader,
+    default_pair_reader,
+    flat_inputs,
+    least_king_like_near,
+    on_this_board,
+    share_of,
+    split_inputs,
+)
 from vision.geometry import CORNER_NAMES, START_BOARD, image_to_topview
 from vision.heights import height_strips, strip_maps
 from vision.localize import (
@@ -96,6 +107,11 @@ FAMILIAR_START = 1.0
 COVERED_IN_PICTURE = 0.5  # "covered" bar in one picture of a familiar board with no hand seen elsewhere
 SURE_BESIDE_HAND = 0.98  # confidence with which a man or empty square beside a hand in one picture keeps its reading
 SMOOTHING = 0.5  # weight of the newest frame in a still square's running average of probabilities
+# The pair reader's logit (vision/crowns.py, "Beside a man of this set") is added to the lone reader's
+# weighed one as PAIR_WEIGHT · (logit − PAIR_KING_FROM), beside a man seen in a known position or beside the
+# least king-like piece near it on this board. Fitted on seed 2 of `dama bench vision` (docs/vision.md).
+PAIR_WEIGHT = 1.5
+PAIR_KING_FROM = 2.0
 NOT_EMPTY_FOR_CROWN = 0.01  # the crown reader (0.8 ms per network for 32 squares) skips squares surely empty
 CHARS = np.array(list(CLASSES))  # . w b W B ?
 # A still board's reading is reused (vision.pipeline.VisionPipeline._still_reading) when every square was
@@ -151,7 +167,7 @@ class VisionPipeline:
         self._a1_xy: tuple[float, float] | None = None  # where a1 was last decided (image px)
         self._hands = HandWatch()  # frame differencing against the last settled board (moving video)
         self._prob: np.ndarray | None = None  # per-square probabilities averaged over still frames
-        self._crown: tuple | None = None  # (fit, king shares, raw king logits) while nothing moves
+        self._crown: tuple | None = None  # (fit, king shares, raw king logits, crown inputs) while nothing moves
         self.men_seen: MenSeen | None = None  # the men of a known position, the crown reader's yardstick
         self._own_colours: tuple | None = None  # (fit, colour model or None) of _colours_of_this_picture
         self._view_for: tuple | None = None  # (fit, frame size, shift, strip maps) of _viewpoint
@@ -352,20 +368,7 @@ class VisionPipeline:
                                    lambda: np.where(covered, np.inf, light_departure(feat, bp, fit.contrast)),
                                    lambda: arm_beside(seen_hand.odd_margin_cells(), bp))
             if again:  # only squares not surely empty (a piece, or a hand that may be leaving one)
-                share, raw = np.zeros(len(d)), np.full(len(d), np.nan)
-                piece = prob[:, 0] < 1.0 - NOT_EMPTY_FOR_CROWN
-                if piece.any():
-                    raw[piece] = default_crown_reader().logits(d[piece])
-                    # Weighed against the men seen on these squares in a known position (vision.men_seen),
-                    # where there are such, and against the board's other pieces (one set of discs, mostly men)
-                    likely = prob[piece, 1:5].sum(axis=1) > 0.5
-                    yard = self._yardstick(fit, prob)
-                    if yard is None:
-                        centres = dark_cells(fit.bright_parity)[piece] + 0.5
-                        share[piece] = share_of(on_this_board(raw[piece], likely, centres, KING_LOGIT))
-                    else:
-                        share[piece] = share_of(against_men_seen(raw[piece], likely, yard[piece], KING_LOGIT))
-                self._crown = (fit, share, raw)
+                self._crown = (fit, *self._read_crowns(fit, d, prob))
             prob = with_crowns(prob, self._crown[1])
         if self.model is None:
             if self.squares == "net":
@@ -551,14 +554,58 @@ class VisionPipeline:
             self._view_for = (fit, size, shift, strip_maps(fit.h, centres, shift))
         return self._view_for[2], self._view_for[3]
 
+    def _read_crowns(self, fit: BoardFit, d: np.ndarray, prob: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(king shares, raw king logits, crown inputs) of the 32 squares (vision.crowns) from their rows of
+        ``describe`` and the square network's ``prob``; only squares not surely empty are read.
+
+        The lone reader's logit is weighed against the men seen in a known position (vision.men_seen) or
+        against the board's other pieces (:func:`vision.crowns.on_this_board`), and the pair reader's
+        (vision/crowns.py, "Beside a man of this set") is added to it: each piece beside the man seen on
+        its square or near it, else beside this board's least king-like piece near it (``PAIR_WEIGHT``
+        times the pair's logit less ``PAIR_KING_FROM``). A piece with no man near it has the lone
+        reader's alone."""
+        share, raw = np.zeros(len(d)), np.full(len(d), np.nan)
+        inputs = np.full((len(d), N_CROWN_INPUTS), np.nan, dtype=np.float32)
+        piece = prob[:, 0] < 1.0 - NOT_EMPTY_FOR_CROWN
+        if not piece.any():
+            return share, raw, inputs
+        read = crown_inputs(d[piece])
+        inputs[piece] = flat_inputs(*read)
+        raw[piece] = default_crown_reader().logits_of(read)
+        likely = prob[piece, 1:5].sum(axis=1) > 0.5
+        centres = dark_cells(fit.bright_parity) + 0.5
+        yard = self._yardstick(fit, prob)
+        weighed = np.zeros(len(d))  # the lone reader's logits on the pipeline's scale (its bar KING_LOGIT)
+        if yard is None:
+            weighed[piece] = on_this_board(raw[piece], likely, centres[piece], KING_LOGIT)
+        else:
+            weighed[piece] = against_men_seen(raw[piece], likely, yard[piece], KING_LOGIT)
+        beside = None if self.men_seen is None else self.men_seen.beside(fit.h, centres, self._colours(prob))
+        if beside is not None:
+            man_inputs, man = self.men_seen.inputs, beside
+        else:
+            near = least_king_like_near(np.where(piece, raw, np.nan), piece & (prob[:, 1:5].sum(axis=1) > 0.5),
+                                        centres)
+            man_inputs, man = inputs, near
+        use = piece & (man >= 0)
+        if use.any():
+            z = default_pair_reader().pair_logits_of(split_inputs(inputs[use]), split_inputs(man_inputs[man[use]]))
+            weighed[use] += PAIR_WEIGHT * (z - PAIR_KING_FROM)
+        share[piece] = share_of(weighed[piece])
+        return share, raw, inputs
+
+    @staticmethod
+    def _colours(prob: np.ndarray) -> np.ndarray:
+        """(32,) 1 light or 2 dark: the colour the square network reads on each square."""
+        return np.where(prob[:, 1] + prob[:, 3] >= prob[:, 2] + prob[:, 4], 1, 2)
+
     def _yardstick(self, fit: BoardFit, prob: np.ndarray) -> np.ndarray | None:
         """(32,) what the men seen in a known position take off each square's king logit (vision.men_seen),
         for the colour the network reads there; None without such men or when they no longer land on
         this fit's squares."""
         if self.men_seen is None:
             return None
-        colours = np.where(prob[:, 1] + prob[:, 3] >= prob[:, 2] + prob[:, 4], 1, 2)
-        return self.men_seen.yardstick(fit.h, dark_cells(fit.bright_parity) + 0.5, colours)
+        return self.men_seen.yardstick(fit.h, dark_cells(fit.bright_parity) + 0.5, self._colours(prob))
 
     def _men_of(self, fit: BoardFit, k: int, board: str, least: int = MIN_MEN_SEEN) -> MenSeen | None:
         """The men of the known position ``board`` (observation order, kings upper case) as the crown reader
@@ -569,7 +616,7 @@ class VisionPipeline:
         kings = _position_labels(fit.bright_parity, k, "".join("w" if c in "WB" else "." for c in board)) == 1
         return MenSeen.seen(fit.h, dark_cells(fit.bright_parity) + 0.5,
                             _position_labels(fit.bright_parity, k, board.lower()), self._crown[2], kings,
-                            default_crown_reader().digest, least)
+                            default_crown_reader().digest, least, self._crown[3])
 
     def _see_men(self, fit: BoardFit, k: int, board: str) -> None:
         """Keep the men of the known position ``board`` as the crown reader's yardstick (:meth:`_men_of`)."""

@@ -125,3 +125,35 @@ def test_training_a_pair_reader_end_to_end(tmp_path, capsys):
     reader = CrownReader.load(out)
     assert reader.pair and len(reader.mu) == 2 * crown_inputs(_rows(1))[1].shape[1]
 
+
+@pytest.mark.parametrize("i", [17, 48])
+@pytest.mark.parametrize("calibrated", [True, False])
+def test_seamless_kings_the_lone_reader_misses_are_found_beside_a_man(monkeypatch, get_bench_draw, i, calibrated):
+    """Scenes of `dama bench vision --seed 2 --seamless-kings` (the family the pair's weights were fitted on)
+    where the lone reader, weighed against the men seen or its board, gets two or more pieces wrong whose
+    height shows (kings one tall disc, no seam: what the real kings look like); beside a man, the men seen
+    at calibration or the board's own, every one is right."""
+    import vision.pipeline as pipeline
+    from vision.bench import CROWN_SHOWS_PX, crown_px, render_bench_scene
+    from vision.pipeline import VisionPipeline
+
+    draw = get_bench_draw(2, i, seamless=True)
+    params = draw[1]
+    sc = render_bench_scene(*draw)
+    shows = crown_px(sc.corners, params.piece_height, sc.image.shape[1::-1]) >= CROWN_SHOWS_PX
+
+    def wrong(pair_weight: float) -> int:
+        monkeypatch.setattr(pipeline, "PAIR_WEIGHT", pair_weight)
+        vp = VisionPipeline() if calibrated else VisionPipeline(profile={"corners": {"a1": list(sc.corners["a1"])}})
+        if calibrated:
+            assert vp.learn_start_position(sc.start)["ok"] and vp.men_seen.inputs is not None
+            vp.reset_tracking()
+        got = vp.process(sc.image).board
+        assert [g.lower() for g in got] == [t.lower() for t in sc.board]  # colours right either way
+        return sum(t != "." and (g in "WB") != (t in "WB") and (s or t in "wb")
+                   for g, t, s in zip(got, sc.board, shows, strict=True))
+
+    weight = pipeline.PAIR_WEIGHT
+    alone = wrong(0.0)
+    assert alone >= 2
+    assert wrong(weight) == 0, alone
