@@ -572,21 +572,20 @@ class VisionPipeline:
         read = crown_inputs(d[piece])
         inputs[piece] = flat_inputs(*read)
         raw[piece] = default_crown_reader().logits_of(read)
-        likely = prob[piece, 1:5].sum(axis=1) > 0.5
+        likely = prob[:, 1:5].sum(axis=1) > 0.5  # a piece more likely than not
         centres = dark_cells(fit.bright_parity) + 0.5
-        yard = self._yardstick(fit, prob)
+        colours = self._colours(prob)
+        yard = self._yardstick(fit, colours)
         weighed = np.zeros(len(d))  # the lone reader's logits on the pipeline's scale (its bar KING_LOGIT)
         if yard is None:
-            weighed[piece] = on_this_board(raw[piece], likely, centres[piece], KING_LOGIT)
+            weighed[piece] = on_this_board(raw[piece], likely[piece], centres[piece], KING_LOGIT)
         else:
-            weighed[piece] = against_men_seen(raw[piece], likely, yard[piece], KING_LOGIT)
-        beside = None if self.men_seen is None else self.men_seen.beside(fit.h, centres, self._colours(prob))
+            weighed[piece] = against_men_seen(raw[piece], likely[piece], yard[piece], KING_LOGIT)
+        beside = None if self.men_seen is None else self.men_seen.beside(fit.h, centres, colours)
         if beside is not None:
             man_inputs, man = self.men_seen.inputs, beside
         else:
-            near = least_king_like_near(np.where(piece, raw, np.nan), piece & (prob[:, 1:5].sum(axis=1) > 0.5),
-                                        centres)
-            man_inputs, man = inputs, near
+            man_inputs, man = inputs, least_king_like_near(raw, piece & likely, centres)
         use = piece & (man >= 0)
         if use.any():
             z = default_pair_reader().pair_logits_of(split_inputs(inputs[use]), split_inputs(man_inputs[man[use]]))
@@ -599,13 +598,13 @@ class VisionPipeline:
         """(32,) 1 light or 2 dark: the colour the square network reads on each square."""
         return np.where(prob[:, 1] + prob[:, 3] >= prob[:, 2] + prob[:, 4], 1, 2)
 
-    def _yardstick(self, fit: BoardFit, prob: np.ndarray) -> np.ndarray | None:
+    def _yardstick(self, fit: BoardFit, colours: np.ndarray) -> np.ndarray | None:
         """(32,) what the men seen in a known position take off each square's king logit (vision.men_seen),
-        for the colour the network reads there; None without such men or when they no longer land on
-        this fit's squares."""
+        for the piece of ``colours`` (32,) 1 light / 2 dark on each square; None without such men or when
+        they no longer land on this fit's squares."""
         if self.men_seen is None:
             return None
-        return self.men_seen.yardstick(fit.h, dark_cells(fit.bright_parity) + 0.5, self._colours(prob))
+        return self.men_seen.yardstick(fit.h, dark_cells(fit.bright_parity) + 0.5, colours)
 
     def _men_of(self, fit: BoardFit, k: int, board: str, least: int = MIN_MEN_SEEN) -> MenSeen | None:
         """The men of the known position ``board`` (observation order, kings upper case) as the crown reader

@@ -205,11 +205,13 @@ class References:
         n_same, n_near = np.diff(self.same_at), np.diff(self.near_at)
         use_same = (n_same > 0) & ((n_near == 0) | (rng.random(len(n_same)) < p_same))
         u = rng.random(len(n_same))
-        pick_same = self.same[np.minimum(self.same_at[:-1] + (u * n_same).astype(np.int64), len(self.same) - 1)] \
-            if len(self.same) else np.zeros(len(n_same), dtype=np.int64)
-        pick_near = self.near[np.minimum(self.near_at[:-1] + (u * n_near).astype(np.int64), len(self.near) - 1)] \
-            if len(self.near) else np.zeros(len(n_same), dtype=np.int64)
-        return np.where(use_same, pick_same, np.where(n_near > 0, pick_near, -1))
+
+        def pick(at: np.ndarray, rows: np.ndarray, n: np.ndarray) -> np.ndarray:
+            """The row a fraction ``u`` into each piece's group (any row where the group is empty)."""
+            return rows[np.minimum(at[:-1] + (u * n).astype(np.int64), len(rows) - 1)] if len(rows) else 0 * n
+
+        return np.where(use_same, pick(self.same_at, self.same, n_same),
+                        np.where(n_near > 0, pick(self.near_at, self.near, n_near), -1))
 
 
 def load_pieces(paths: list[str], holdout: bool = False):
@@ -276,7 +278,9 @@ def main(argv: list[str] | None = None) -> int:
     weight = np.where(king > 0, 1.0 / np.sqrt(max(rare, 1e-3)), 1.0 / np.sqrt(max(1 - rare, 1e-3)))
     weight = (weight / weight[fit].mean()).astype(np.float32)
     weights: dict[str, np.ndarray] = {"mu": mu.astype(np.float32), "sd": sd.astype(np.float32),
-                                      "n_nets": np.array(args.nets), "pair": np.array(int(args.pairs))}
+                                      "n_nets": np.array(args.nets)}
+    if refs is not None:
+        weights["pair"] = np.array(1)
     for i in range(args.nets):
         p = train_one(strips, other, king, np.where(fit, weight, 0.0).astype(np.float32), args.epochs,
                       seed=args.seed + i, references=refs) if refs is not None else \
@@ -290,11 +294,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"validation (whole scenes not trained on): {int(k[val].sum())} kings, {int((~k[val]).sum())} men")
         if refs is None:
             _print_found(reader.king_share(d[val]), k[val])
-        for p_same, name in ((1.0, "a man on its square"), (0.0, "a man on a square near it")) if refs else ():
-            ref = refs.draw(np.random.default_rng(0), p_same)
-            sel = val & (ref >= 0) & ((np.diff(refs.same_at) > 0) if p_same == 1.0 else True)
-            print(f" beside {name}: {int(k[sel].sum())} kings, {int((~k[sel]).sum())} men")
-            _print_found(share_of(reader.pair_logits(d[sel], crown_inputs(d[ref[sel]]))), k[sel])
+        else:
+            for p_same, name in ((1.0, "a man on its square"), (0.0, "a man on a square near it")):
+                ref = refs.draw(np.random.default_rng(0), p_same)
+                sel = val & (ref >= 0) & ((np.diff(refs.same_at) > 0) if p_same == 1.0 else True)
+                print(f" beside {name}: {int(k[sel].sum())} kings, {int((~k[sel]).sum())} men")
+                _print_found(share_of(reader.pair_logits(d[sel], crown_inputs(d[ref[sel]]))), k[sel])
     np.savez_compressed(args.out, **weights)
     print(f"weights -> {args.out}")
     return 0

@@ -26,6 +26,16 @@ class Scene:
     params: object
 
 
+def lively_rows(n: int, seed: int = 0) -> np.ndarray:
+    """Rows of ``vision.squarenet.describe`` with lively strips (lightness 10–90) and other features."""
+    from vision.squarenet import N_INPUT, STRIP_IN_DESC, describe
+
+    rng = np.random.default_rng(seed)
+    d = describe(rng.uniform(-1, 1, (n, N_INPUT)).astype(np.float32))
+    d[:, STRIP_IN_DESC] = rng.uniform(10, 90, (n, STRIP_IN_DESC.stop - STRIP_IN_DESC.start))
+    return d
+
+
 def random_board(rng: np.random.Generator) -> str:
     from vision.bench import random_board as rb
 

@@ -19,21 +19,15 @@ from vision.crowns import (
     least_king_like_near,
     split_inputs,
 )
-from vision.squarenet import N_INPUT, STRIP_IN_DESC, describe
 from vision.train_crowns import References, main
+
+from .conftest import lively_rows
 
 CELLS = dark_cells(1).astype(np.float64)
 
 
-def _rows(n: int, seed: int = 0) -> np.ndarray:
-    rng = np.random.default_rng(seed)
-    d = describe(rng.uniform(-1, 1, (n, N_INPUT)).astype(np.float32))
-    d[:, STRIP_IN_DESC] = rng.uniform(10, 90, (n, STRIP_IN_DESC.stop - STRIP_IN_DESC.start))
-    return d
-
-
 def test_crown_inputs_flattened_come_back_the_same():
-    strips, other = crown_inputs(_rows(5))
+    strips, other = crown_inputs(lively_rows(5))
     again = split_inputs(flat_inputs(strips, other))
     assert np.array_equal(again[0], strips) and np.array_equal(again[1], other)
 
@@ -41,14 +35,14 @@ def test_crown_inputs_flattened_come_back_the_same():
 def test_the_pair_reader_reads_a_piece_beside_a_man_and_refuses_to_read_one_alone():
     pair, lone = default_pair_reader(), default_crown_reader()
     assert pair.pair and not lone.pair
-    d = _rows(6, 1)
-    men = crown_inputs(_rows(6, 2))
+    d = lively_rows(6, 1)
+    men = crown_inputs(lively_rows(6, 2))
     z = pair.pair_logits(d, men)
     strips, other = crown_inputs(d)
     s_in = np.concatenate([strips, men[0]], axis=2)
     o_in = (np.concatenate([other, men[1]], axis=1) - pair.mu) / pair.sd
     assert np.allclose(z, np.mean([conv_forward(p, s_in, o_in)[0] for p in pair.nets], axis=0), atol=1e-5)
-    assert not np.allclose(z, pair.pair_logits(d, crown_inputs(_rows(6, 3))))  # the man matters
+    assert not np.allclose(z, pair.pair_logits(d, crown_inputs(lively_rows(6, 3))))  # the man matters
     with pytest.raises(ValueError, match="pair_logits"):
         pair.logits(d)
     with pytest.raises(ValueError, match="alone"):
@@ -123,7 +117,7 @@ def test_training_a_pair_reader_end_to_end(tmp_path, capsys):
     printed = capsys.readouterr().out
     assert "beside a man on its square" in printed and "beside a man on a square near it" in printed
     reader = CrownReader.load(out)
-    assert reader.pair and len(reader.mu) == 2 * crown_inputs(_rows(1))[1].shape[1]
+    assert reader.pair and len(reader.mu) == 2 * crown_inputs(lively_rows(1))[1].shape[1]
 
 
 @pytest.mark.parametrize("i", [17, 48])

@@ -20,23 +20,17 @@ from vision.crowns import (
     share_of,
 )
 from vision.heights import ACROSS, ALONG
-from vision.squarenet import KING_THRESHOLD, N_INPUT, STRIP_IN_DESC, describe
+from vision.squarenet import KING_THRESHOLD, STRIP_IN_DESC, describe
 from vision.train_crowns import backward, init, main
+
+from .conftest import lively_rows
 
 KING_AT = float(np.log(KING_THRESHOLD / (1 - KING_THRESHOLD)))  # the pipeline's bar as a logit
 
 
-def _rows(n: int, seed: int = 0) -> np.ndarray:
-    """Rows of describe() with lively strips (lightness 10–90) and other features."""
-    rng = np.random.default_rng(seed)
-    d = describe(rng.uniform(-1, 1, (n, N_INPUT)).astype(np.float32))
-    d[:, STRIP_IN_DESC] = rng.uniform(10, 90, (n, STRIP_IN_DESC.stop - STRIP_IN_DESC.start))
-    return d
-
-
 def test_a_piece_seen_in_a_mirror_or_in_other_light_reads_the_same():
     reader = default_crown_reader()
-    d = _rows(6)
+    d = lively_rows(6)
     base = reader.king_share(d)
     strips = d[:, STRIP_IN_DESC].reshape(-1, len(ACROSS), len(ALONG))
     mirrored = d.copy()
