@@ -97,3 +97,26 @@ def test_boards_read_wrong_are_listed_by_square_where_a_kings_height_shows():
     t.add_board("b" + START_BOARD[1:], START_BOARD, "1" + "0" * 31, scene=11)  # hidden, read as a piece: wrong
     assert t.wrong == ["scene 7 (hand over the board): a1 w read .", "scene 8: a1 W read w",
                        "scene 11: a1 w read b (hidden)"]
+
+
+def test_how_far_a_kings_top_lands_comes_from_the_scenes_own_camera():
+    """`crown_px`: nothing straight below the camera, more the farther a square lies from its foot, twice a
+    man's own top shift (a king is two men)."""
+    from dataclasses import replace
+
+    from vision.bench import crown_px
+    from vision.render import random_scene_params
+    from vision.render.view import View
+
+    params = random_scene_params(np.random.default_rng(11), size=(1280, 720), tilt_max=30.0)
+    px = crown_px(params)
+    centres = params.geometry.square_centers() + np.asarray(params.piece_offsets)
+    foot = View(params.camera).centre[:2]
+    far = np.linalg.norm(centres - foot, axis=1)
+    assert np.corrcoef(far, px)[0, 1] > 0.9
+    lifted = params.camera.project(np.c_[centres, np.full(32, params.piece_height * params.geometry.square_mm)])
+    on_board = params.camera.project(np.c_[centres, np.zeros(32)])
+    man = np.linalg.norm(lifted.reshape(-1, 2) - on_board.reshape(-1, 2), axis=1)
+    assert np.allclose(px, man, rtol=0.25)  # the second disc moves the top about as far as the first
+    taller = crown_px(replace(params, piece_height=2 * params.piece_height))
+    assert (taller > 1.8 * px).all()

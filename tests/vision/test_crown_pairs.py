@@ -134,7 +134,7 @@ def test_seamless_kings_the_lone_reader_misses_are_found_beside_a_man(monkeypatc
     draw = get_bench_draw(2, i, seamless=True)
     params = draw[1]
     sc = render_bench_scene(*draw)
-    shows = crown_px(sc.corners, params.piece_height, sc.image.shape[1::-1]) >= CROWN_SHOWS_PX
+    shows = crown_px(params) >= CROWN_SHOWS_PX
 
     def wrong(pair_weight: float) -> int:
         monkeypatch.setattr(pipeline, "PAIR_WEIGHT", pair_weight)

@@ -138,7 +138,7 @@ def test_kings_and_men_of_a_calibrated_board_read_right_against_the_men_seen(mon
 
     _, params, board, hand, mirrored = draw = get_bench_draw(2, i)
     sc = render_bench_scene(*draw)
-    shows = crown_px(sc.corners, params.piece_height, sc.image.shape[1::-1]) >= CROWN_SHOWS_PX
+    shows = crown_px(params) >= CROWN_SHOWS_PX
 
     def read(with_men: bool) -> tuple[int, int]:
         vp = VisionPipeline()
