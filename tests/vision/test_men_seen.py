@@ -124,12 +124,13 @@ def test_men_seen_travel_in_the_profile_and_another_models_are_ignored():
             VisionPipeline(profile={"men_seen": bad})
 
 
-@pytest.mark.parametrize("i", [61, 148, 909, 930, 875])
+@pytest.mark.parametrize("i", [61, 148, 909, 930])
 def test_kings_and_men_of_a_calibrated_board_read_right_against_the_men_seen(monkeypatch, get_bench_draw, i):
     """Scenes of `dama bench vision --seed 2` (the family the weights were fitted on; the benchmark's figures
-    are seed 1's) where the crown reader weighed against its board alone misses a king whose height shows
-    (61, 148, 909, 930) or crowns a man (875); calibrated on the scene's start position, every king whose
-    height shows is a king and no man is crowned. (The pair reader is left out: test_crown_pairs.py.)"""
+    are seed 1's) where the crown reader weighed against its board alone misses a king whose height shows;
+    calibrated on the scene's start position, every king whose height shows is a king and no man is
+    crowned. (The pair reader is left out: test_crown_pairs.py. Scene 875, whose board alone crowned a
+    man, no longer does since vision.viewpoint keeps a webcam's lens where the lattice says little.)"""
     import vision.pipeline as pipeline
     from vision.bench import CROWN_SHOWS_PX, crown_px, render_bench_scene
     from vision.pipeline import VisionPipeline
