@@ -171,6 +171,7 @@ class VisionPipeline:
         self.men_seen: MenSeen | None = None  # the men of a known position, the crown reader's yardstick
         self._own_colours: tuple | None = None  # (fit, colour model or None) of _colours_of_this_picture
         self._view_for: tuple | None = None  # (fit, frame size, shift, strip maps) of _viewpoint
+        self._camera: tuple[np.ndarray, tuple[int, int]] | None = None  # (K, its picture size) from a calibrated lens
         self._fixed_h: np.ndarray | None = None  # lattice -> image from corners the user set (profile)
         self._fixed: BoardFit | None = None  # that fit, measured on the first frame (parity, contrast)
         self._window: np.ndarray | None = None  # image corners of the window calibration read back (4×2)
@@ -201,6 +202,8 @@ class VisionPipeline:
         if profile.get("men_seen") is not None:
             men = MenSeen.from_json(profile["men_seen"])
             self.men_seen = men if men.model == default_crown_reader().digest else None  # another model's logits
+        if profile.get("camera") is not None:
+            self._camera = _camera_of(profile["camera"])
         corners = profile.get("corners")
         if corners and "a1" in corners:
             self._a1_xy = (float(corners["a1"][0]), float(corners["a1"][1]))
@@ -550,9 +553,16 @@ class VisionPipeline:
         sample maps (vision.heights), computed once per board fit and kept while tracking."""
         if self._view_for is None or self._view_for[0] is not fit or self._view_for[1] != size:
             centres = dark_cells(fit.bright_parity) + 0.5
-            shift = viewpoint(fit.h, size).shift(centres)
+            shift = viewpoint(fit.h, size, self._camera_matrix(size)).shift(centres)
             self._view_for = (fit, size, shift, strip_maps(fit.h, centres, shift))
         return self._view_for[2], self._view_for[3]
+
+    def _camera_matrix(self, size: tuple[int, int]) -> np.ndarray | None:
+        """The calibrated camera matrix for pictures of ``size`` (scaled from the calibration's), or None."""
+        if self._camera is None:
+            return None
+        k, (w, h) = self._camera
+        return k * np.array([[size[0] / w], [size[1] / h], [1.0]])
 
     def _read_crowns(self, fit: BoardFit, d: np.ndarray, prob: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(king shares, raw king logits, crown inputs) of the 32 squares (vision.crowns) from their rows of
@@ -904,6 +914,18 @@ def _read_back(got: str, board: str) -> float:
         return float(right.mean())
     truth = np.array(list(board))
     return float(min(right[truth == c].mean() for c in ".wb"))
+
+
+def _camera_of(data: object) -> tuple[np.ndarray, tuple[int, int]]:
+    """(K, (width, height)) from a profile's ``camera`` ({"size": [w, h], "K": 3 × 3}); ValueError if unusable."""
+    try:
+        k = np.array(data["K"], dtype=np.float64)  # type: ignore[index]
+        w, h = (int(v) for v in data["size"])  # type: ignore[index]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"profile camera needs size [w, h] and a 3x3 K ({exc})") from None
+    if k.shape != (3, 3) or not np.isfinite(k).all() or k[0, 0] <= 0 or k[1, 1] <= 0 or w <= 0 or h <= 0:
+        raise ValueError("profile camera needs positive size and focal lengths and a finite 3x3 K")
+    return k, (w, h)
 
 
 def _side_of(corners: dict[str, tuple[float, float]]) -> str:
