@@ -223,12 +223,16 @@ def covered_neighbours(covered: np.ndarray, bright_parity: int) -> np.ndarray:
 def hand_nearby(net_covered: np.ndarray, covered_light: np.ndarray, bright_parity: int) -> np.ndarray:
     """(32,) bool, lattice dark-cell order: an edge-adjacent light cell is covered, or a diagonal neighbour
     is also covered in the network's reading (``net_covered``). A hand is wider than a square."""
+    return (covered_neighbours(covered_light, bright_parity) > 0) | diagonal_neighbours(net_covered, bright_parity)
+
+
+def diagonal_neighbours(marked: np.ndarray, bright_parity: int) -> np.ndarray:
+    """(32,) bool, lattice dark-cell order: a diagonal neighbour (the dark squares a cell touches) is ``marked``."""
     cells = dark_cells(bright_parity)
     ii, jj = cells[:, 0] + 1, cells[:, 1] + 1
     dark = np.zeros((10, 10), dtype=bool)
-    dark[jj[net_covered], ii[net_covered]] = True
-    diag = dark[jj - 1, ii - 1] | dark[jj - 1, ii + 1] | dark[jj + 1, ii - 1] | dark[jj + 1, ii + 1]
-    return (covered_neighbours(covered_light, bright_parity) > 0) | diag
+    dark[jj[marked], ii[marked]] = True
+    return dark[jj - 1, ii - 1] | dark[jj - 1, ii + 1] | dark[jj + 1, ii - 1] | dark[jj + 1, ii + 1]
 
 
 @dataclass

@@ -64,6 +64,7 @@ from vision.occlusion import (
     HandWatch,
     arm_beside,
     covered_neighbours,
+    diagonal_neighbours,
     hand_nearby,
     hidden_dark_cells,
     leaned_over,
@@ -447,6 +448,11 @@ class VisionPipeline:
             # hidden_dark_cells and the network's covered class, which look at the square itself.
             hidden |= seen_hand.hidden
         hand = hand_seen or bool(hidden.any())
+        if hidden.any() and self.squares == "net":
+            # A fingertip resting on a man is as tall as a king's second disc (čl. 3.4): a king read beside
+            # a square under the hand is not sure. Hidden, it waits for the hand to leave, as that square does.
+            # (Beside a light square taken for covered alone it stands: tall kings leaning over one did.)
+            hidden |= ((pieces == 3) | (pieces == 4)) & diagonal_neighbours(hidden, fit.bright_parity)
         cells = dark_cells(fit.bright_parity)
         seen = np.where(hidden, 0, labels)  # pieces under a hand do not vote for White's side
         k, known = self._decide_rotation(fit, cells, seen, hand)

@@ -380,3 +380,24 @@ def test_the_light_squares_a_moved_tall_piece_may_cover_lie_behind_it():
     assert diagonal[j + 2, i + 1] and diagonal[j + 1, i + 2] and diagonal.sum() == 2
     assert not leaning_onto(changed, 0, np.tile([0.0, 0.1], (n, 1))).any()
     assert not leaning_onto(np.zeros_like(changed), 0, np.tile([0.0, 0.8], (n, 1))).any()
+
+
+@pytest.mark.parametrize("calibrated", [True, False])
+def test_a_man_under_a_fingertip_beside_the_hand_is_no_king(get_bench_draw, calibrated):
+    """Scene 255 of `dama bench vision` (seed 1): a fingertip rests on the light man on d6, beside squares
+    the hand hides. The finger is as tall as a king's second disc, and d6 read as a king; beside a square
+    under the hand a king reading is not sure, so d6 reads '?' (it is under the hand), and no square the
+    hand leaves alone reads '?' for it."""
+    from vision.bench import render_bench_scene
+
+    draw = get_bench_draw(1, 255)
+    sc = render_bench_scene(*draw)
+    vp = VisionPipeline() if calibrated else VisionPipeline(profile={"corners": {"a1": list(sc.corners["a1"])}})
+    if calibrated:
+        assert vp.learn_start_position(sc.start)["ok"]
+        vp.reset_tracking()
+    got = vp.process(sc.image).board
+    d6 = SQUARE_NAMES.index("d6")
+    assert sc.board[d6] == "w" and sc.occluded[d6] == "1"
+    assert got[d6] == "?", got
+    assert all(g == t for g, t, o in zip(got, sc.board, sc.occluded, strict=True) if o == "0"), (got, sc.board)
