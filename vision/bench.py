@@ -338,7 +338,7 @@ class RenderCache:
             except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
                 pass  # damaged: rendered again below
         scene = render_bench_scene(i, *draw)
-        tmp = path.with_suffix(".tmp.npz")
+        tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")  # one per process: two runs may share a cache
         np.savez(tmp, image=cv2.imencode(".png", scene.image)[1], start=cv2.imencode(".png", scene.start)[1],
                  corners=np.array([scene.corners[k] for k in CORNER_NAMES], dtype=np.float64), board=scene.board,
                  occluded=scene.occluded, hand_on_board=scene.hand_on_board)
