@@ -13,15 +13,18 @@ one, square pixels and the principal point at the picture's centre (true enough 
 focal length to the two constraints a plane's rotation puts on it (Zhang 2000); but the more square-on the
 view, the less they say, and a board at the edge of a square-on picture still shows its pieces' sides.
 There a solved focal length was as much as 4.7 times the lens's (``dama bench vision`` scene 183 of seed 1,
-three men crowned), so :func:`likely_focal` weighs the homography against a prior of webcam lenses: the
-focal length whose best rigid camera pose reproduces the board's lattice, each candidate charged its
-misfit in pixels and its distance from a typical lens (docs/vision.md, "Where the camera stands").
+three men crowned). So the solved value is kept only where half a pixel's jitter of the lattice's corners
+leaves it steady (:func:`solved_focal_is_steady`); elsewhere :func:`likely_focal` weighs the homography
+against a prior of webcam lenses: the focal length whose best rigid camera pose reproduces the board's
+lattice, each candidate charged its misfit in pixels and its distance from a typical lens (docs/vision.md,
+"Where the camera stands").
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 TYPICAL_FOCAL = 0.9  # focal length / picture width of a typical webcam (about 58° across)
@@ -118,8 +121,6 @@ def solved_focal_is_steady(h: np.ndarray, size: tuple[int, int], solved: float) 
     """Does :func:`focal_from_homography` stay within ``STEADY_FOCAL`` of ``solved`` when any of the
     lattice's corners moves by ``CORNER_JITTER`` of the picture's width (0.5 px at 1280)? A steep view's
     does; a square-on view's swings or vanishes."""
-    import cv2
-
     corners = np.array([[0, 0], [8, 0], [8, 8], [0, 8]], dtype=np.float64)
     img = np.c_[corners, np.ones(4)] @ np.asarray(h, dtype=np.float64).T
     img = img[:, :2] / img[:, 2:]

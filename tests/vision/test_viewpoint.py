@@ -109,3 +109,26 @@ def test_a_calibrated_camera_gives_the_camera_itself(params):
     vp = viewpoint(_board_homography(params), (1280, 720), params.camera.K)
     nadir, height = _truth(params)
     assert np.allclose(vp.nadir, nadir, atol=0.02) and abs(vp.height / height - 1) < 0.01, (vp, nadir, height)
+
+
+def test_the_solved_focal_length_stands_where_it_is_steady_and_the_likeliest_elsewhere():
+    """`uncalibrated_focal`: a steep view's own solution (what the networks were trained with); a square-on
+    view's, which half a pixel moves by more than a fifth, gives way to the likeliest webcam lens."""
+    from vision.viewpoint import likely_focal, solved_focal_is_steady, uncalibrated_focal
+
+    rng = np.random.default_rng(9)
+    steep = random_scene_params(rng, size=(1280, 720), tilt_max=50.0)
+    while steep.tilt_deg < 30:
+        steep = random_scene_params(rng, size=(1280, 720), tilt_max=50.0)
+    h = _board_homography(steep)
+    solved = focal_from_homography(h, (1280, 720))
+    assert solved_focal_is_steady(h, (1280, 720), solved)
+    assert uncalibrated_focal(h, (1280, 720)) == solved
+    unsteady = 0
+    for params in _square_on_scenes(12):
+        h = _board_homography(params, 0.4, rng)
+        solved = focal_from_homography(h, (1280, 720))
+        if solved is None or not solved_focal_is_steady(h, (1280, 720), solved):
+            unsteady += 1
+            assert uncalibrated_focal(h, (1280, 720)) == likely_focal(h, (1280, 720))
+    assert unsteady >= 6
