@@ -4,7 +4,9 @@
 
 Prints ``{"found": true, "corners": {...}, "orientation_ok": ..., "board": "<32 chars>", "ms": ...}``, or
 ``{"found": false, "reason": "..."}`` for a missing or corrupt file, a blank frame, no board or only part
-of one. Exit status 0 when a board was found, 1 when not, 2 for a bad profile.
+of one. Exit status 0 when a board was found, 1 when not, 2 for a bad profile. With a calibration
+profile whose lens was calibrated, the picture is undistorted first and the corners are pixels of the
+undistorted picture (as the profile's own corners are).
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,28 +32,47 @@ def _load_profile(path: str) -> dict:
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     if not isinstance(data, dict):
         raise ValueError("not a JSON object")
-    # Calibration profiles may nest the vision part; accept both.
-    return data.get("vision", data) if isinstance(data.get("vision"), dict) else data
+    return data
+
+
+def _pipeline(args: argparse.Namespace) -> tuple[Any, Callable[[Any], Any]] | int:
+    """(the vision pipeline, how a frame is prepared for it) for ``args.profile``, or exit status 2.
+
+    A calibration profile (``dama calibrate``: it has a ``version``) gives its colour models, corners and
+    lens, and a picture is undistorted with that lens first, as the watch loop does; a vision profile
+    (``VisionPipeline.profile()``, or one nested under ``vision``) is the pipeline's own data."""
+    from vision.pipeline import VisionPipeline
+
+    data = None
+    if args.profile:
+        try:
+            data = _load_profile(args.profile)
+        except (OSError, ValueError) as exc:
+            print(f"dama recognize: cannot read profile {args.profile}: {exc}", file=sys.stderr)
+            return 2
+    try:
+        if data is not None and "version" in data:
+            from calibration.live import LiveCalibration
+            from calibration.profile import load_profile
+
+            live = LiveCalibration(load_profile(args.profile))
+            return live.pipeline(white_at=args.white_at), live.prepare
+        if data is not None and isinstance(data.get("vision"), dict):
+            data = data["vision"]
+        return VisionPipeline(profile=data, white_at=args.white_at), lambda frame: frame
+    except (ValueError, KeyError, TypeError) as exc:  # ProfileError is a ValueError naming the file
+        print(f"dama recognize: bad profile {args.profile}: {exc}", file=sys.stderr)
+        return 2
 
 
 def run(args: argparse.Namespace) -> int:
     import cv2
     import numpy as np
 
-    from vision.pipeline import VisionPipeline
-
-    profile = None
-    if args.profile:
-        try:
-            profile = _load_profile(args.profile)
-        except (OSError, ValueError) as exc:
-            print(f"dama recognize: cannot read profile {args.profile}: {exc}", file=sys.stderr)
-            return 2
-    try:
-        vp = VisionPipeline(profile=profile, white_at=args.white_at)
-    except (ValueError, KeyError, TypeError) as exc:
-        print(f"dama recognize: bad profile {args.profile}: {exc}", file=sys.stderr)
-        return 2
+    made = _pipeline(args)
+    if isinstance(made, int):
+        return made
+    vp, prepare = made
     path = Path(args.image)
     frame = None
     if not path.is_file():
@@ -59,6 +82,7 @@ def run(args: argparse.Namespace) -> int:
         if frame is None:
             out = {"found": False, "reason": f"not a readable image: {args.image}"}
         else:
+            frame = prepare(frame)
             res = vp.process(frame)
             out = res.to_json()
             if args.overlay:

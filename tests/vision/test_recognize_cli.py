@@ -61,3 +61,35 @@ def test_bad_profile(tmp_path, capsys, get_scene):
     prof.write_text("{broken")
     assert main(["recognize", str(img), "--profile", str(prof), "--json"]) == 2
     assert "profile" in capsys.readouterr().err
+
+
+def test_a_calibration_profile_gives_its_colours_corners_and_white_side(tmp_path, capsys, get_scene):
+    """`dama recognize IMAGE --profile` with the file `dama calibrate` writes (colours nested under
+    `colours.vision`, corners under `board`): a board whose pieces stand as if White sat opposite (each
+    side's men on the other's half) is read from White's side as calibrated. (Until 2026-12-02 such a
+    file was taken for the pipeline's own profile and its contents ignored: the pieces decided, and a1
+    came out at h8's corner.)"""
+    from calibration.profile import BoardCalibration, Profile, save_profile
+    from calibration.vision_adapter import learn_with_pipeline
+    from vision.geometry import CORNER_NAMES
+    from vision.render import render_scene
+
+    sc = get_scene(5)
+    swapped = "bbbbbbbbbbbb........wwwwwwwwwwww"
+    mid = tmp_path / "mid.png"
+    cv2.imwrite(str(mid), render_scene(swapped, sc.params).image)
+    profile = Profile(name="test")
+    learned, why = learn_with_pipeline(sc.start_image, profile)
+    assert learned is not None, why
+    profile.colours["vision"] = learned
+    profile.board = BoardCalibration(corners={k: tuple(learned["corners"][k]) for k in CORNER_NAMES})
+    path = save_profile(profile, tmp_path / "cal.json")
+
+    def a1_error(data: dict) -> float:
+        return float(np.linalg.norm(np.subtract(data["corners"]["a1"], sc.corners["a1"])))
+
+    rc, alone = _run(capsys, str(mid), "--json")
+    assert rc == 0 and a1_error(alone) > 100  # the pieces put White on the other side
+    rc, data = _run(capsys, str(mid), "--profile", str(path), "--json")
+    assert rc == 0 and a1_error(data) < 3, data["corners"]
+    assert data["board"] == swapped
