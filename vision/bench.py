@@ -117,6 +117,7 @@ class Tally:
     kings_said: int = 0
     kings_said_right: int = 0
     wrong: list[str] = field(default_factory=list)  # boards wrong where a king's height shows, one line each
+    lens: list[tuple[float, float]] = field(default_factory=list)  # (tilt, |log| shift error at the middle)
 
     def add_board(self, got: str, truth: str, occluded: str, tilt: float = 0.0,
                   crown: np.ndarray | None = None, scene: int | None = None, hand: bool = False) -> None:
@@ -183,6 +184,12 @@ class Tally:
         if self.hands:
             out.append(f"  hands over the board   {self.hands_seen}/{self.hands} detected; "
                        f"{self.false_hands} frames without one flagged as a hand")
+        if self.lens:
+            tilt, err = np.array(self.lens).T
+            low = err[tilt < 10]
+            out.append(f"  camera's place         shift per unit height at the board's middle off the camera's by "
+                       f"{_pct(np.median(err))} median, {_pct(np.percentile(err, 90))} p90; tilts under 10°: "
+                       + (f"{_pct(np.percentile(low, 90))} p90 of {len(low)}" if len(low) else "none"))
         if self.ms_full:
             out.append(f"  ms per frame           full detection median {np.median(self.ms_full):.1f} "
                        f"(p95 {np.percentile(self.ms_full, 95):.1f}), tracking median "
@@ -191,6 +198,31 @@ class Tally:
 
 
 CROWN_BANDS = ("<3 px", "3-6 px", "6-10 px", "≥10 px")
+
+
+def _pct(log_error: float) -> str:
+    """A log-ratio error as per cent off (the larger way: e^x − 1)."""
+    return f"{100 * np.expm1(log_error):.0f} %"
+
+
+def shift_error(h: np.ndarray, params: Any, mirrored: bool, camera_matrix: np.ndarray | None = None) -> float:
+    """|log| of the pipeline's top-view shift per unit height at the board's middle (``vision.viewpoint`` on the
+    fit ``h``, lattice → picture) over the scene camera's own: where the crown reader expects a king's top.
+    The middle is the same lattice point whichever way the fit turned the board."""
+    import cv2
+
+    from vision.viewpoint import viewpoint
+
+    g = params.geometry
+    cx, cy = g.center_mm
+    lift = 0.02 * g.square_mm  # a small height: the shift per unit height, not a finite one's
+    img = params.camera.project(np.array([[cx, cy, 0.0], [cx, cy, lift]])).reshape(-1, 2)
+    if mirrored:
+        img[:, 0] = params.camera.size[0] - 1 - img[:, 0]
+    lat = cv2.perspectiveTransform(img.reshape(-1, 1, 2), np.linalg.inv(h)).reshape(-1, 2)
+    want = np.linalg.norm(lat[1] - lat[0]) / 0.02
+    got = np.linalg.norm(viewpoint(h, params.camera.size, camera_matrix).shift(lat[:1]))
+    return float(abs(np.log(max(got, 1e-9) / max(want, 1e-9))))
 
 
 def _crown_band(px: float) -> str:
@@ -382,6 +414,8 @@ def run_synthetic(n: int, size: tuple[int, int], seed: int, thick: bool = False,
             tally.ms_full.append(ms_full)
             tally.ms_track.append((time.perf_counter() - t2) * 1000)
             tally.corner_err.append(_corner_error(res.corners, corners))
+            if vp._fit is not None:
+                tally.lens.append((params.tilt_deg, shift_error(vp._fit.h, params, mirrored)))
             tally.hands_seen += hand_on_board and res.hand
             tally.false_hands += not hand_on_board and res.hand
             tally.orient_total += 1

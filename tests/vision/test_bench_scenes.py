@@ -120,3 +120,21 @@ def test_how_far_a_kings_top_lands_comes_from_the_scenes_own_camera():
     assert np.allclose(px, man, rtol=0.25)  # the second disc moves the top about as far as the first
     taller = crown_px(replace(params, piece_height=2 * params.piece_height))
     assert (taller > 1.8 * px).all()
+
+
+def test_the_lens_figure_measures_the_shift_against_the_scenes_camera():
+    """`shift_error`: none with the scene's own lens on its true lattice; a lens guessed 30 % long makes
+    the shift about 30 % short."""
+    import cv2
+
+    from vision.bench import shift_error
+    from vision.render import random_scene_params
+
+    params = random_scene_params(np.random.default_rng(4), size=(1280, 720), tilt_max=40.0)
+    corners = params.camera.project(params.geometry.playing_corners3d()[:4]).astype(np.float32)
+    h = cv2.getPerspectiveTransform(np.array([[0, 0], [8, 0], [8, 8], [0, 8]], dtype=np.float32), corners)
+    assert shift_error(h, params, False, params.camera.K) < 0.01
+    long = params.camera.K.copy()
+    long[0, 0] *= 1.3
+    long[1, 1] *= 1.3
+    assert abs(shift_error(h, params, False, long) - np.log(1.3)) < 0.1
