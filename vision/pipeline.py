@@ -452,7 +452,8 @@ class VisionPipeline:
             # A fingertip resting on a man is as tall as a king's second disc (čl. 3.4): a king read beside
             # a square under the hand is not sure. Hidden, it waits for the hand to leave, as that square does.
             # (Beside a light square taken for covered alone it stands: tall kings leaning over one did.)
-            hidden |= ((pieces == 3) | (pieces == 4)) & diagonal_neighbours(hidden, fit.bright_parity)
+            king = (CHARS[pieces] == "W") | (CHARS[pieces] == "B")
+            hidden |= king & diagonal_neighbours(hidden, fit.bright_parity)
         cells = dark_cells(fit.bright_parity)
         seen = np.where(hidden, 0, labels)  # pieces under a hand do not vote for White's side
         k, known = self._decide_rotation(fit, cells, seen, hand)
