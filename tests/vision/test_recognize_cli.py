@@ -93,3 +93,13 @@ def test_a_calibration_profile_gives_its_colours_corners_and_white_side(tmp_path
     rc, data = _run(capsys, str(mid), "--profile", str(path), "--json")
     assert rc == 0 and a1_error(data) < 3, data["corners"]
     assert data["board"] == swapped
+
+
+def test_a_damaged_calibration_profile_is_refused_with_the_file_named(tmp_path, capsys, get_scene):
+    img = tmp_path / "b.png"
+    cv2.imwrite(str(img), get_scene(3).start_image)
+    prof = tmp_path / "cal.json"
+    prof.write_text(json.dumps({"version": 2, "camera": {"size": [640, 360], "K": [[1, 0], [0, 1]], "dist": []}}))
+    assert main(["recognize", str(img), "--profile", str(prof), "--json"]) == 2
+    err = capsys.readouterr().err
+    assert "cal.json" in err and "camera" in err, err
