@@ -209,8 +209,6 @@ def shift_error(h: np.ndarray, params: Any, mirrored: bool, camera_matrix: np.nd
     """|log| of the pipeline's top-view shift per unit height at the board's middle (``vision.viewpoint`` on the
     fit ``h``, lattice → picture) over the scene camera's own: where the crown reader expects a king's top.
     The middle is the same lattice point whichever way the fit turned the board."""
-    import cv2
-
     from vision.viewpoint import viewpoint
 
     g = params.geometry
