@@ -22,7 +22,7 @@ import numpy as np
 from vision.lattice import lattices
 from vision.orientation import LATTICE_CORNERS
 from vision.quads import find_quads
-from vision.views import LIGHTNESS, colour_views, negated, view_of, view_values
+from vision.views import LIGHTNESS, SATURATION, colour_views, negated, view_of, view_values
 
 WORK_SIZE = 800  # longest side of the image the coarse search runs on
 MIN_CELLS = 10
@@ -74,7 +74,8 @@ def to_gray(frame: np.ndarray, view: str = LIGHTNESS) -> np.ndarray:
 
 
 def localize_frame(frame: np.ndarray) -> BoardFit:
-    """Full detection on a BGR frame: in its lightness, else in its colour-opponent views.
+    """Full detection on a BGR frame: in its lightness, else in its colour-opponent views, else in its
+    saturation (where shadows of tall pieces fade; :mod:`vision.views`).
 
     A board printed in two colours of about equal lightness (red and green) shows no squares in
     lightness; its fit is found in the view where its colours differ (:mod:`vision.views`). Which of the
@@ -86,14 +87,24 @@ def localize_frame(frame: np.ndarray) -> BoardFit:
         return _light_squares_beside(frame, _pieces_on_the_lighter_colour(frame, localize(to_gray(frame))))
     except NotFound as exc:
         failed = exc
-    for view in colour_views(frame):
+    for view in (*colour_views(frame), *((SATURATION,) if frame.ndim == 3 else ())):
         try:
-            fit = localize(to_gray(frame, view))
+            fit = localize(to_gray(frame, view), coarse_only=view == SATURATION)
         except NotFound:
+            continue
+        if view == SATURATION and fit.inliers < SATURATION_MIN_INLIERS:
             continue
         fit = replace(fit, view=view)
         return _light_squares_beside(frame, with_parity(fit, playing_parity(frame, fit)))
     raise failed
+
+
+# Saturation, the last view, is searched at the working size only: the full-resolution passes cost 0.3–1.3 s
+# on a frame with no board, which the watch loop pays on every frame while the board is out of view; the
+# coarse pass costs 60–100 ms. Light pieces are about as pale as light squares in it, so a fit there needs
+# more confirmed inner corners than elsewhere: on `dama bench vision --thick-pieces` (2026-12-02) the two
+# right fits had 25 and 20, a wrong one (a small board, 12 px off after the shifted window) 12.
+SATURATION_MIN_INLIERS = 16
 
 
 # A window a square beside the found one nearly ties on X-corners when it lacks at most this many inner ones
@@ -261,8 +272,9 @@ def _playing_parity_of(colour: np.ndarray) -> int:
     return int(np.argmin(lightness))
 
 
-def localize(gray: np.ndarray) -> BoardFit:
-    """Full detection on a grayscale frame; raises :class:`NotFound` with a reason."""
+def localize(gray: np.ndarray, coarse_only: bool = False) -> BoardFit:
+    """Full detection on a grayscale frame; raises :class:`NotFound` with a reason. ``coarse_only``: the
+    search at the working size alone (no full-resolution, steep, loose or turned-parity retries)."""
     if float(gray.std()) < 4.0:
         raise NotFound("blank frame (no contrast)")
     scale = min(1.0, WORK_SIZE / max(gray.shape))
@@ -272,6 +284,8 @@ def localize(gray: np.ndarray) -> BoardFit:
     try:
         return _localize_at(gray, scale, steep=steep, quads=quads, inverted=inverted)
     except NotFound as exc:
+        if coarse_only:
+            raise
         failed = exc
     if scale < 1.0:
         # A small, steep board may have squares too small to find at the working size: full resolution,

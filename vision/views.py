@@ -8,6 +8,12 @@ blue–yellow (b*) channels, amplified about their neutral grey so that a printe
 far apart as a wooden board's are in lightness. The view a board was found in stays with its fit
 (:class:`vision.localize.BoardFit`), so tracking and refinement look at the same view.
 
+Last comes saturation (HSV S, ``"s"``): the ratio of a pixel's colour spread to its brightest channel,
+which a shadow leaves nearly unchanged since it dims all three channels alike. Tall pieces under a low
+light throw long shadows across a wooden board's squares and cut them into shapes no quad search takes
+for squares; in saturation the shadows fade and the squares stay (a light wood is paler than a dark
+one). Noisy in dark regions, it is tried only when no other view shows a board.
+
 A colour view's name may end in ``-``: the view negated, so that the board's light (never occupied)
 squares are the brighter ones in it, as the localizer's polarity tests expect.
 """
@@ -18,6 +24,7 @@ import cv2
 import numpy as np
 
 LIGHTNESS = "L"
+SATURATION = "s"
 VIEWS = (LIGHTNESS, "a", "b")
 CHROMA_GAIN = 2.0  # Lab a*/b* (8-bit, 128 neutral) spread about neutral grey: red vs green ≈ 80 → 160 levels
 # A colour view is tried only when its channel varies this much somewhere in the frame (8-bit Lab units:
@@ -38,6 +45,9 @@ def view_of(frame: np.ndarray, view: str = LIGHTNESS) -> np.ndarray:
         return frame
     if view == LIGHTNESS:
         return cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    if view[0] == SATURATION:
+        sat = cv2.cvtColor(frame, cv2.COLOR_BGR2HSV)[..., 1]
+        return 255 - sat if view.endswith("-") else sat
     channel = cv2.cvtColor(frame, cv2.COLOR_BGR2LAB)[..., _CHANNEL[view[0]]]
     return _amplified(channel, view.endswith("-"))
 
@@ -49,6 +59,10 @@ def view_values(bgr: np.ndarray, view: str = LIGHTNESS) -> np.ndarray:
         # OpenCV's grey weights, as in view_of: a plain mean of B, G and R makes a blue square as light as
         # a green one (on the blue/green photos tracking then saw no board)
         return bgr @ GREY_WEIGHTS
+    if view[0] == SATURATION:
+        top = bgr.max(axis=1)
+        sat = np.where(top > 0, 255.0 * (top - bgr.min(axis=1)) / np.maximum(top, 1e-6), 0.0)
+        return (255.0 - sat if view.endswith("-") else sat).astype(np.float32)
     pixels = np.clip(bgr, 0, 255).astype(np.uint8).reshape(-1, 1, 3)
     channel = cv2.cvtColor(pixels, cv2.COLOR_BGR2LAB)[:, 0, _CHANNEL[view[0]]]
     return _amplified(channel, view.endswith("-")).astype(np.float32)

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vision.localize import NotFound, check_fit, localize, localize_frame, to_gray
-from vision.views import LIGHTNESS, negated, view_of, view_values
+from vision.views import LIGHTNESS, SATURATION, negated, view_of, view_values
 
 RED = (40, 40, 215)  # BGR; about as light as GREEN in CIE L*
 GREEN = (40, 130, 40)
@@ -128,13 +128,54 @@ def test_a_wooden_board_stays_in_lightness():
     assert localize_frame(frame).view == LIGHTNESS
 
 
+LIGHT_WOOD = (123, 166, 198)  # BGR, sampled from a render of a maple and a walnut board: b* equal, a* 12
+DARK_WOOD = (49, 84, 133)  # apart, saturation 98 against 161 (HSV, 8-bit)
+
+
+def _shadowed(top: np.ndarray, seed: int) -> np.ndarray:
+    """``top`` crossed by hard shadow bands (lightness × 0.45) a little under a square apart: what tall
+    pieces under a low lamp throw, every square cut into shapes that are no quads."""
+    rng = np.random.default_rng(seed)
+    y, x = np.mgrid[0:top.shape[0], 0:top.shape[1]]
+    a = np.radians(30 + rng.uniform(-10, 10))
+    band = ((x * np.cos(a) + y * np.sin(a)) / (0.9 * CELL) + rng.uniform()) % 1.0 < 0.45
+    out = top.astype(np.float32)
+    out[band] *= 0.45
+    return out.astype(np.uint8)
+
+
+@pytest.mark.parametrize("angle,seed", [(0, 1), (35, 2), (-70, 3), (160, 4)])
+def test_a_wooden_board_cut_by_shadows_is_found_in_saturation(angle, seed):
+    frame, truth = _photo(_shadowed(_flat_board(DARK_WOOD, LIGHT_WOOD, 14, seed), seed), angle, seed)
+    with pytest.raises(NotFound):
+        localize(to_gray(frame))  # the premise: lightness shows no board, nor do a* and b* (below)
+    fit = localize_frame(frame)
+    assert fit.view[0] == SATURATION
+    corners = np.array([[0, 0], [8, 0], [8, 8], [0, 8]], np.float64) @ fit.h[:, :2].T + fit.h[:, 2]
+    corners = corners[:, :2] / corners[:, 2:3]
+    for p in truth:
+        assert np.min(np.linalg.norm(corners - p, axis=1)) < 0.05 * CELL
+    dark_corners = _a1_corner(fit)  # the pieces tell the playing colour here too
+    for p in (truth[0], truth[2]):
+        assert np.min(np.linalg.norm(dark_corners - p, axis=1)) < 0.05 * CELL
+    assert check_fit(frame, fit)
+
+
+def test_a_shadow_leaves_saturation_as_it_was():
+    bgr = np.uint8([[LIGHT_WOOD, DARK_WOOD]])
+    dimmed = (bgr.astype(np.float32) * 0.45).astype(np.uint8)
+    assert np.abs(view_of(bgr, SATURATION).astype(int) - view_of(dimmed, SATURATION)).max() <= 3
+    assert np.abs(view_of(bgr, LIGHTNESS).astype(int) - view_of(dimmed, LIGHTNESS)).min() > 50
+
+
 @settings(max_examples=50, deadline=None)
-@given(st.lists(st.tuples(*[st.integers(0, 255)] * 3), min_size=1, max_size=20), st.sampled_from(["a", "b"]))
+@given(st.lists(st.tuples(*[st.integers(0, 255)] * 3), min_size=1, max_size=20), st.sampled_from(["a", "b", "s"]))
 def test_sampled_values_match_the_view_image_and_negation_turns_them_round(pixels, view):
     bgr = np.uint8([pixels])
     assert np.allclose(view_values(bgr, LIGHTNESS), view_of(bgr, LIGHTNESS)[0], atol=0.51)
     whole = view_of(bgr, view)[0].astype(np.float32)
-    assert np.allclose(view_values(bgr, view), whole)
+    # OpenCV rounds saturation to whole levels; the sampled values keep the fraction
+    assert np.allclose(view_values(bgr, view), whole, atol=0.51 if view == SATURATION else 0)
     turned = view_values(bgr, negated(view))
     brighter = whole[:, None] < whole[None, :]
     assert (turned[:, None] >= turned[None, :])[brighter].all()  # the order of grey levels turned round
