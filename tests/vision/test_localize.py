@@ -236,3 +236,23 @@ def test_a_start_position_window_on_the_frame_gives_way_to_the_light_squares(mon
         assert _corner_errors(_image_corners(loc._light_squares_beside(frame, wrong)), corners).max() < 2.0
     monkeypatch.setattr(loc, "LIGHT_CELL_MARGIN", float("inf"))
     assert all(loc._light_squares_beside(frame, wrong) is wrong for wrong in ties)
+
+
+@pytest.mark.parametrize("what", ["colour noise", "half", "table"])
+def test_no_board_in_any_view(get_scene, what):
+    """The colour frame through every view the localizer tries (lightness, a*, b*, saturation last):
+    colour noise, half a board with the rest blacked out, and the table with the board blacked out."""
+    from vision.localize import localize_frame
+
+    sc = get_scene(5)
+    xs, ys = zip(*sc.corners.values(), strict=True)
+    if what == "colour noise":
+        img = np.random.default_rng(0).integers(0, 255, (360, 640, 3), dtype=np.uint8)
+    elif what == "half":
+        img = sc.image.copy()
+        img[:, int((min(xs) + max(xs)) / 2):] = 0
+    else:
+        img = sc.image.copy()
+        img[max(int(min(ys)) - 10, 0):int(max(ys)) + 10, max(int(min(xs)) - 10, 0):int(max(xs)) + 10] = 0
+    with pytest.raises(NotFound):
+        localize_frame(img)
