@@ -101,9 +101,10 @@ def localize_frame(frame: np.ndarray) -> BoardFit:
 
 # Saturation, the last view, is searched at the working size only: the full-resolution passes cost 0.3–1.3 s
 # on a frame with no board, which the watch loop pays on every frame while the board is out of view; the
-# coarse pass costs 60–100 ms. Light pieces are about as pale as light squares in it, so a fit there needs
-# more confirmed inner corners than elsewhere: on `dama bench vision --thick-pieces` (2026-12-02) the two
-# right fits had 25 and 20, a wrong one (a small board, 12 px off after the shifted window) 12.
+# coarse pass costs 51 ms median there (87 ms at most). Light pieces are about as pale as light squares in
+# it, so a fit there needs more confirmed inner corners than elsewhere: on `dama bench vision
+# --thick-pieces` (2026-12-02) the two right fits had 25 and 20, a wrong one (36 px squares at 42°, its
+# corners 12 px off) 12.
 SATURATION_MIN_INLIERS = 16
 
 
