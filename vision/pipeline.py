@@ -81,6 +81,7 @@ from vision.squarenet import (
     COVERED_WITH_HAND,
     KING_KEPT,
     board_inputs,
+    colours_contradict_network,
     decide,
     default_net,
     describe,
@@ -396,6 +397,8 @@ class VisionPipeline:
                 kings, most = (None, None)
                 if self.familiar:
                     kings, most = KING_KEPT, COLOUR_VOTE_MOST if bound_votes else None
+                    if most is not None and colours_contradict_network(prob, self.model, vec):
+                        most = 0.0  # colours that misread the network's surest squares get no vote here
                 prob = with_colour_model(prob, self.model, vec, temper=self.colour_weight, keep_kings=kings,
                                          most=most, reachable=_fingertip_reach(fit.bright_parity, covered))
             else:

@@ -64,6 +64,10 @@ COLOUR_OF = np.array([0, 1, 2, 1, 2, 0])  # class -> colour class of vision.clas
 COLOUR_FEATURES = 6  # of vision.classify.cell_vectors: centre − light reference (3), centre − corners (3)
 KING_KEPT = 0.9  # the network's king probability above which with_colour_model keeps its reading (docs/vision.md)
 COLOUR_VOTE_MOST = 3.0  # on a board the network reads, the colour model shifts odds by at most e³ (docs/vision.md)
+# A colour model that puts a square the network is this sure of (its colour class) in another class by odds
+# of more than e⁸ does not describe this picture: on such a board it gets no vote (colours_contradict_network)
+SURE_OF_COLOUR = 0.99
+COLOUR_CONTRADICTS = 8.0
 HAND_NOT_KING = 0.5  # the network's "covered" from which a king made by the colour model's veto stays covered
 COVERED_FIT = 5.0  # rms z-score of a square's colours to its best colour class beyond which a hand is likely
 COVERED_THRESHOLD = 0.95  # probability of "covered" above which a square is reported "?" (tall kings at the
@@ -351,6 +355,34 @@ def decide(prob: np.ndarray, king_threshold: float = KING_THRESHOLD,
     return labels, conf
 
 
+def colour_loglik(model, vec: np.ndarray) -> np.ndarray:
+    """(N, 3) log-likelihood (up to a constant) of each square's ``vec`` under the learned
+    ``vision.classify.ColourModel``'s empty, light and dark classes: its Gaussians, untempered."""
+    z = (vec[:, None, :] - model.mean[None]) / model.std[None]
+    return -(0.5 * (z ** 2).sum(axis=2) + np.log(model.std).sum(axis=1)[None])
+
+
+def colours_contradict_network(prob: np.ndarray, model, vec: np.ndarray, sure: float = SURE_OF_COLOUR,
+                               gap: float = COLOUR_CONTRADICTS) -> bool:
+    """Does the colour model put a square whose colour class the network is at least ``sure`` of
+    (empty; light man or king; dark man or king) in another class, by odds of more than ``exp(gap)``?
+
+    Then the model does not describe this picture, the squares it is surest to be wrong about being
+    the network's surest: black men on White's half of a near-black board, where the start position
+    showed black men only on Black's half, lit otherwise (scene 33 of ``dama bench vision --seed 2``).
+    There its other votes are no better, and a network 63–95 % sure of other black men there lost them
+    to "empty" even at the bounded vote (``COLOUR_VOTE_MOST``; docs/vision.md, "When the colours
+    contradict the network").
+    """
+    colour = np.stack([prob[:, 0], prob[:, 1] + prob[:, 3], prob[:, 2] + prob[:, 4]], axis=1)
+    sure_sq = colour.max(axis=1) >= sure
+    if not sure_sq.any():
+        return False
+    a = colour_loglik(model, vec[sure_sq])
+    own = a[np.arange(len(a)), colour[sure_sq].argmax(axis=1)]
+    return bool((a.max(axis=1) - own > gap).any())
+
+
 def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 0.5,
                       keep_kings: float | None = None, most: float | None = None,
                       reachable: np.ndarray | None = None) -> np.ndarray:
@@ -380,8 +412,7 @@ def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 
     not know (the fhgr photos' thick discs), not a finger.
     """
     z = (vec[:, None, :] - model.mean[None]) / model.std[None]
-    log_std = np.log(model.std).sum(axis=1)[None]
-    a = -temper * (0.5 * (z ** 2).sum(axis=2) + log_std)
+    a = temper * colour_loglik(model, vec)
     a -= a.max(axis=1, keepdims=True)
     if most is not None:
         a = np.maximum(a, -most)
@@ -438,7 +469,8 @@ def default_net() -> SquareNet:
     return SquareNet.load(MODEL_PATH)
 
 
-__all__ = ["CLASSES", "COLOUR_FEATURES", "COLOUR_OF", "COLOUR_VOTE_MOST", "COVERED", "COVERED_THRESHOLD",
-           "COVERED_WITH_HAND", "HAND_NOT_KING", "KING_KEPT", "KING_THRESHOLD", "MODEL_PATH", "N_DESC", "N_INPUT",
-           "STRIP_IN_DESC", "SquareNet", "board_inputs", "decide", "read_weights", "default_net", "describe",
-           "with_colour_model", "with_crowns"]
+__all__ = ["CLASSES", "COLOUR_CONTRADICTS", "COLOUR_FEATURES", "COLOUR_OF", "COLOUR_VOTE_MOST", "COVERED",
+           "COVERED_THRESHOLD", "COVERED_WITH_HAND", "HAND_NOT_KING", "KING_KEPT", "KING_THRESHOLD", "MODEL_PATH",
+           "N_DESC", "N_INPUT", "STRIP_IN_DESC", "SURE_OF_COLOUR", "SquareNet", "board_inputs", "colour_loglik",
+           "colours_contradict_network", "decide", "read_weights", "default_net", "describe", "with_colour_model",
+           "with_crowns"]

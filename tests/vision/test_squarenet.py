@@ -246,6 +246,36 @@ def test_a_capped_colour_vote_lets_a_sure_network_stand_and_still_corrects_a_dou
     assert capped == "b."
 
 
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), sure=st.floats(0.99, 1.0))
+def test_colours_that_agree_with_the_network_where_it_is_sure_are_never_called_contradicting(seed, sure):
+    from vision.squarenet import colours_contradict_network
+
+    model, centres = _three_class_model(seed % 7)
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 3, 32)
+    seen = centres[truth] + rng.normal(0, 1.0, (32, 8))  # every square looks like its own class
+    net = np.zeros((32, 6))
+    king = rng.random(32) < 0.3
+    cls = np.where((truth > 0) & king, truth + 2, truth)  # a light or dark king is its colour class too
+    net[np.arange(32), cls] = sure
+    net[np.arange(32), 5] += 1.0 - sure
+    assert not colours_contradict_network(net, model, seen)
+
+
+def test_colours_that_misread_a_square_the_network_is_sure_of_are_called_contradicting():
+    from vision.squarenet import colours_contradict_network
+
+    model, centres = _three_class_model(4)
+    # a black man on White's half of a near-black board: his colours are those of an empty square
+    seen = np.vstack([centres[0], centres[1]])
+    sure = np.array([[0.005, 0.0, 0.995, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0, 0.0, 0.0]])
+    doubtful = np.array([[0.3, 0.0, 0.7, 0.0, 0.0, 0.0], [0.0, 1.0, 0.0, 0.0, 0.0, 0.0]])
+    assert colours_contradict_network(sure, model, seen)
+    assert not colours_contradict_network(doubtful, model, seen)  # the colours may correct a doubtful reading
+    assert not colours_contradict_network(sure, model, seen, gap=1e6)
+
+
 def test_a_fingertip_the_colours_would_make_a_king_stays_covered():
     from vision.squarenet import with_colour_model
 
