@@ -383,6 +383,33 @@ def test_the_light_squares_a_moved_tall_piece_may_cover_lie_behind_it():
 
 
 @pytest.mark.parametrize("calibrated", [True, False])
+def test_a_king_beside_the_hand_with_no_finger_on_it_stays_a_king(get_bench_draw, calibrated, monkeypatch):
+    """Scene 397 of `dama bench vision --seed 2`: a light king on d6 beside squares the hand hides, itself
+    in plain view. The network sees nothing of a finger on it (``FINGER_ON_KING``), so it stays a king
+    where a man under a fingertip (scene 255 of seed 1, below) waits for the hand to leave."""
+    import vision.pipeline as pipeline
+    from vision.bench import render_bench_scene
+
+    sc = render_bench_scene(*get_bench_draw(2, 397))
+    d6 = SQUARE_NAMES.index("d6")
+    assert sc.board[d6] == "W" and sc.occluded[d6] == "0" and sc.hand_on_board
+
+    def read() -> str:
+        vp = VisionPipeline() if calibrated else VisionPipeline(profile={"corners": {"a1": list(sc.corners["a1"])}})
+        if calibrated:
+            assert vp.learn_start_position(sc.start)["ok"]
+            vp.reset_tracking()
+        return vp.process(sc.image).board
+
+    monkeypatch.setattr(pipeline, "FINGER_ON_KING", 0.0)  # the premise: every king beside the hand hidden
+    assert read()[d6] == "?"
+    monkeypatch.undo()
+    got = read()
+    assert got[d6] == "W", got
+    assert "?" in got  # the hand still hides what it covers
+
+
+@pytest.mark.parametrize("calibrated", [True, False])
 def test_a_man_under_a_fingertip_beside_the_hand_is_no_king(get_bench_draw, calibrated):
     """Scene 255 of `dama bench vision` (seed 1): a fingertip rests on the light man on d6, beside squares
     the hand hides. The finger is as tall as a king's second disc, and d6 read as a king; beside a square
