@@ -398,13 +398,17 @@ class VisionPipeline:
                 self._net_prob = prob  # before the colour model: what calibration compares (no copy made)
                 # on a board the network read alone at calibration, a king it is sure of stays a king, and the
                 # colour model's vote is bounded, except on the very frame it is learned from (_learn_on)
-                kings, most = (None, None)
+                kings, most, hand_at = (None, None, None)
                 if self.familiar:
                     kings, most = KING_KEPT, COLOUR_VOTE_MOST if bound_votes else None
+                    if not seen_hand.compared:  # one picture; in video the motion test tells hands from pieces
+                        hand_at = (arm_beside(seen_hand.odd_margin_cells(), fit.bright_parity)
+                                   | (covered_neighbours(covered, fit.bright_parity) > 0))
                     if most is not None and colours_contradict_network(prob, self.model, vec):
                         most = 0.0  # colours that misread the network's surest squares get no vote here
                 prob = with_colour_model(prob, self.model, vec, temper=self.colour_weight, keep_kings=kings,
-                                         most=most, reachable=_fingertip_reach(fit.bright_parity, covered))
+                                         most=most, reachable=_fingertip_reach(fit.bright_parity, covered),
+                                         hand_seen=hand_at)
             else:
                 labels, conf = self.model.classify(vec)
             hidden = hidden_dark_cells(covered, fit.bright_parity, self.model.outliers(vec))

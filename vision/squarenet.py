@@ -385,7 +385,7 @@ def colours_contradict_network(prob: np.ndarray, model, vec: np.ndarray, sure: f
 
 def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 0.5,
                       keep_kings: float | None = None, most: float | None = None,
-                      reachable: np.ndarray | None = None) -> np.ndarray:
+                      reachable: np.ndarray | None = None, hand_seen: np.ndarray | None = None) -> np.ndarray:
     """Network probabilities (N, 6) times those of a learned ``vision.classify.ColourModel`` on ``vec``.
 
     The colour model was learned from this board's start position, so it knows this board's woods and
@@ -410,6 +410,12 @@ def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 
     outside it, so a fingertip is on an edge square or beside a light square the hand covers; elsewhere a
     square the network takes for a hand but the colours take for a king is a tall piece the network does
     not know (the fhgr photos' thick discs), not a finger.
+
+    ``hand_seen`` (N, bool): squares a hand is seen reaching (an arm in the margin beside an edge square, a
+    covered light square beside it). There a network's "covered" of at least ``COVERED_WITH_HAND`` keeps
+    its reading, whatever the colours make of it: the veto on "covered" is there for pieces the network
+    does not know, and a fingertip's skin fits a light man's colours. Like ``keep_kings``, only for boards
+    the network is known to read (docs/vision.md, "A fingertip on a board the network knows").
     """
     z = (vec[:, None, :] - model.mean[None]) / model.std[None]
     a = temper * colour_loglik(model, vec)
@@ -430,6 +436,8 @@ def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 
     fingertip = (prob[:, COVERED] >= HAND_NOT_KING) & np.isin(out.argmax(axis=1), (3, 4))
     if reachable is not None:
         fingertip &= np.asarray(reachable, dtype=bool)
+    if hand_seen is not None:
+        fingertip |= (prob[:, COVERED] >= COVERED_WITH_HAND) & np.asarray(hand_seen, dtype=bool)
     out[fingertip] = prob[fingertip]
     if keep_kings is not None:
         king = prob[:, 3] + prob[:, 4] >= keep_kings

@@ -382,6 +382,30 @@ def test_the_light_squares_a_moved_tall_piece_may_cover_lie_behind_it():
     assert not leaning_onto(np.zeros_like(changed), 0, np.tile([0.0, 0.8], (n, 1))).any()
 
 
+def test_a_fingertip_on_an_edge_square_with_its_arm_in_view_is_no_man_on_a_calibrated_board(get_bench_draw,
+                                                                                              monkeypatch):
+    """Scene 221 of `dama bench vision --seed 2`: a fingertip on the empty d8, the arm over the board's
+    frame beside it. The network takes d8 for a hand; the colour model learned at calibration took the
+    skin for a light man and vetoed the hand. Where an arm is seen reaching in, the network's hand stands."""
+    import vision.squarenet as squarenet
+    from vision.bench import render_bench_scene
+
+    sc = render_bench_scene(*get_bench_draw(2, 221))
+    d8 = SQUARE_NAMES.index("d8")
+    assert sc.board[d8] == "." and sc.occluded[d8] == "1" and sc.hand_on_board
+
+    def read() -> str:
+        vp = VisionPipeline()
+        assert vp.learn_start_position(sc.start)["ok"] and vp.familiar
+        vp.reset_tracking()
+        return vp.process(sc.image).board
+
+    monkeypatch.setattr(squarenet, "COVERED_WITH_HAND", 2.0)  # the premise: no hand stands against the colours
+    assert read()[d8] == "w"
+    monkeypatch.undo()
+    assert read()[d8] == "?"
+
+
 @pytest.mark.parametrize("calibrated", [True, False])
 def test_a_king_beside_the_hand_with_no_finger_on_it_stays_a_king(get_bench_draw, calibrated, monkeypatch):
     """Scene 397 of `dama bench vision --seed 2`: a light king on d6 beside squares the hand hides, itself

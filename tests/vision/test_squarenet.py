@@ -276,6 +276,24 @@ def test_colours_that_misread_a_square_the_network_is_sure_of_are_called_contrad
     assert not colours_contradict_network(sure, model, seen, gap=1e6)
 
 
+def test_where_a_hand_is_seen_reaching_in_the_networks_covered_stands_against_the_colours():
+    from vision.squarenet import COVERED_WITH_HAND, with_colour_model
+
+    model, centres = _three_class_model(5)
+    seen = np.vstack([centres[1] + 0.5] * 3)  # a fingertip's skin: the colours of a light man
+    net = np.array([[0.02, 0.08, 0.0, 0.0, 0.0, 0.90],
+                    [0.02, 0.08, 0.0, 0.0, 0.0, 0.90],
+                    [0.02, 0.38, 0.0, 0.0, 0.0, 0.60]])
+    assert COVERED_WITH_HAND <= 0.9
+    hand = np.array([True, False, True])  # an arm seen beside the first and the last square
+    out = with_colour_model(net, model, seen, hand_seen=hand)
+    np.testing.assert_allclose(out[0], net[0])  # the network's reading stands
+    labels, _ = decide(out, covered_threshold=COVERED_WITH_HAND)  # as the pipeline decides with a hand seen
+    assert "".join(CLASSES[k] for k in labels) == "?ww"  # the last: the network itself is not sure of a hand
+    labels, _ = decide(with_colour_model(net, model, seen), covered_threshold=COVERED_WITH_HAND)
+    assert "".join(CLASSES[k] for k in labels) == "www"  # without: the colours' veto makes them all men
+
+
 def test_a_fingertip_the_colours_would_make_a_king_stays_covered():
     from vision.squarenet import with_colour_model
 
