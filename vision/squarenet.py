@@ -370,7 +370,7 @@ def colours_contradict_network(prob: np.ndarray, model, vec: np.ndarray, sure: f
     Then the model does not describe this picture, the squares it is surest to be wrong about being
     the network's surest: black men on White's half of a near-black board, where the start position
     showed black men only on Black's half, lit otherwise (scene 33 of ``dama bench vision --seed 2``).
-    There its other votes are no better, and a network 63–95 % sure of other black men there lost them
+    There its other votes are no better, and a network 63–90 % sure of other black men there lost them
     to "empty" even at the bounded vote (``COLOUR_VOTE_MOST``; docs/vision.md, "When the colours
     contradict the network").
     """
