@@ -401,7 +401,9 @@ class VisionPipeline:
                 kings, most, hand_at = (None, None, None)
                 if self.familiar:
                     kings, most = KING_KEPT, COLOUR_VOTE_MOST if bound_votes else None
-                    if not seen_hand.compared:  # one picture; in video the motion test tells hands from pieces
+                    # one picture (in video the motion test tells hands from pieces), and only where a square
+                    # could keep a hand: the margin is looked at only then
+                    if not seen_hand.compared and (prob[:, COVERED] >= COVERED_WITH_HAND).any():
                         hand_at = (arm_beside(seen_hand.odd_margin_cells(), fit.bright_parity)
                                    | (covered_neighbours(covered, fit.bright_parity) > 0))
                     if most is not None and colours_contradict_network(prob, self.model, vec):
