@@ -81,6 +81,7 @@ from vision.squarenet import (
     COVERED_WITH_HAND,
     KING_KEPT,
     board_inputs,
+    colour_loglik,
     colours_contradict_network,
     decide,
     default_net,
@@ -404,8 +405,14 @@ class VisionPipeline:
                     # one picture (in video the motion test tells hands from pieces), and only where a square
                     # could keep a hand: the margin is looked at only then
                     if not seen_hand.compared and (prob[:, COVERED] >= COVERED_WITH_HAND).any():
+                        # ... or where the colours see the bare square and a fingertip can be: the veto on
+                        # "covered" is for pieces the network does not know, and no piece looks like the
+                        # empty square; a hand's skin over a dark wood does (docs/vision.md, "A hand the
+                        # colours take for the bare square")
                         hand_at = (arm_beside(seen_hand.odd_margin_cells(), fit.bright_parity)
-                                   | (covered_neighbours(covered, fit.bright_parity) > 0))
+                                   | (covered_neighbours(covered, fit.bright_parity) > 0)
+                                   | ((colour_loglik(self.model, vec).argmax(axis=1) == 0)
+                                      & _fingertip_reach(fit.bright_parity, covered)))
                     if most is not None and colours_contradict_network(prob, self.model, vec):
                         most = 0.0  # colours that misread the network's surest squares get no vote here
                 prob = with_colour_model(prob, self.model, vec, temper=self.colour_weight, keep_kings=kings,
