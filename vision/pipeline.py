@@ -399,25 +399,28 @@ class VisionPipeline:
                 self._net_prob = prob  # before the colour model: what calibration compares (no copy made)
                 # on a board the network read alone at calibration, a king it is sure of stays a king, and the
                 # colour model's vote is bounded, except on the very frame it is learned from (_learn_on)
-                kings, most, hand_at = (None, None, None)
+                kings, most, hand_at, hand_bar = (None, None, None, None)
                 if self.familiar:
                     kings, most = KING_KEPT, COLOUR_VOTE_MOST if bound_votes else None
                     # one picture (in video the motion test tells hands from pieces), and only where a square
                     # could keep a hand: the margin is looked at only then
-                    if not seen_hand.compared and (prob[:, COVERED] >= COVERED_WITH_HAND).any():
-                        # ... or where the colours see the bare square and a fingertip can be: the veto on
-                        # "covered" is for pieces the network does not know, and no piece looks like the
-                        # empty square; a hand's skin over a dark wood does (docs/vision.md, "A hand the
-                        # colours take for the bare square")
+                    # ... or where the colours see the bare square and a fingertip can be: the veto on
+                    # "covered" is for pieces the network does not know, and no piece looks like the empty
+                    # square; a hand's skin over a dark wood does. There "covered" as the likelier reading
+                    # stands, as it does in one picture with no hand seen (docs/vision.md, "A hand the
+                    # colours take for the bare square")
+                    bare_here = ((colour_loglik(self.model, vec).argmax(axis=1) == 0)
+                                 & _fingertip_reach(fit.bright_parity, covered))
+                    hand_bar = np.where(bare_here, COVERED_IN_PICTURE, COVERED_WITH_HAND)
+                    if not seen_hand.compared and (prob[:, COVERED] >= hand_bar).any():
                         hand_at = (arm_beside(seen_hand.odd_margin_cells(), fit.bright_parity)
                                    | (covered_neighbours(covered, fit.bright_parity) > 0)
-                                   | ((colour_loglik(self.model, vec).argmax(axis=1) == 0)
-                                      & _fingertip_reach(fit.bright_parity, covered)))
+                                   | bare_here)
                     if most is not None and colours_contradict_network(prob, self.model, vec):
                         most = 0.0  # colours that misread the network's surest squares get no vote here
                 prob = with_colour_model(prob, self.model, vec, temper=self.colour_weight, keep_kings=kings,
                                          most=most, reachable=_fingertip_reach(fit.bright_parity, covered),
-                                         hand_seen=hand_at)
+                                         hand_seen=hand_at, hand_bar=hand_bar)
             else:
                 labels, conf = self.model.classify(vec)
             hidden = hidden_dark_cells(covered, fit.bright_parity, self.model.outliers(vec))

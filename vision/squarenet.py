@@ -385,7 +385,8 @@ def colours_contradict_network(prob: np.ndarray, model, vec: np.ndarray, sure: f
 
 def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 0.5,
                       keep_kings: float | None = None, most: float | None = None,
-                      reachable: np.ndarray | None = None, hand_seen: np.ndarray | None = None) -> np.ndarray:
+                      reachable: np.ndarray | None = None, hand_seen: np.ndarray | None = None,
+                      hand_bar: float | np.ndarray | None = None) -> np.ndarray:
     """Network probabilities (N, 6) times those of a learned ``vision.classify.ColourModel`` on ``vec``.
 
     The colour model was learned from this board's start position, so it knows this board's woods and
@@ -416,6 +417,7 @@ def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 
     its reading, whatever the colours make of it: the veto on "covered" is there for pieces the network
     does not know, and a fingertip's skin fits a light man's colours. Like ``keep_kings``, only for boards
     the network is known to read (docs/vision.md, "A fingertip on a board the network knows").
+    ``hand_bar`` (a number or (N,)): that bar, square by square, where it is not ``COVERED_WITH_HAND``.
     """
     z = (vec[:, None, :] - model.mean[None]) / model.std[None]
     a = temper * colour_loglik(model, vec)
@@ -437,7 +439,8 @@ def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 
     if reachable is not None:
         fingertip &= np.asarray(reachable, dtype=bool)
     if hand_seen is not None:
-        fingertip |= (prob[:, COVERED] >= COVERED_WITH_HAND) & np.asarray(hand_seen, dtype=bool)
+        bar = COVERED_WITH_HAND if hand_bar is None else hand_bar
+        fingertip |= (prob[:, COVERED] >= bar) & np.asarray(hand_seen, dtype=bool)
     out[fingertip] = prob[fingertip]
     if keep_kings is not None:
         king = prob[:, 3] + prob[:, 4] >= keep_kings

@@ -413,6 +413,7 @@ def test_a_hand_the_colours_take_for_the_bare_square_stays_a_hand_on_a_calibrate
     sees the hand ("covered" 0.95); the colour model learned at calibration finds the bare dark square's
     colours there and vetoed it, so h2 read empty. No piece the network does not know looks like the bare
     square, so on an edge square the network's hand stands where the colours see the empty square."""
+    import vision.pipeline as pipeline
     import vision.squarenet as squarenet
     from vision.bench import render_bench_scene
 
@@ -426,11 +427,40 @@ def test_a_hand_the_colours_take_for_the_bare_square_stays_a_hand_on_a_calibrate
         vp.reset_tracking()
         return vp.process(sc.image).board
 
-    monkeypatch.setattr(squarenet, "COVERED_WITH_HAND", 2.0)  # the premise: no hand stands against the colours
+    for module in (squarenet, pipeline):  # the premise: no hand stands against the colours
+        monkeypatch.setattr(module, "COVERED_WITH_HAND", 2.0)
+    monkeypatch.setattr(pipeline, "COVERED_IN_PICTURE", 2.0)
     assert read()[h2] == "."
     monkeypatch.undo()
     got = read()
     assert got[h2] == "?", got
+    assert all(g == t for g, t in zip(got, sc.board, strict=True) if g != "?"), (got, sc.board)
+
+
+def test_a_fingertip_on_a_corner_man_the_colours_take_for_the_bare_square_reads_unknown(get_bench_draw,
+                                                                                        monkeypatch):
+    """Scene 755 of `dama bench vision` (seed 1): a dark fingertip over the light man on a1, the corner of a
+    dark board. The network is less sure of the hand ("covered" 0.72) than where a hand is seen elsewhere
+    (``COVERED_WITH_HAND``), and the colours took the skin for the bare square: a1 read empty. Where the
+    colours see the bare square, "covered" as the likelier reading stands (``COVERED_IN_PICTURE``)."""
+    import vision.pipeline as pipeline
+    from vision.bench import render_bench_scene
+
+    sc = render_bench_scene(*get_bench_draw(1, 755))
+    a1 = SQUARE_NAMES.index("a1")
+    assert sc.board[a1] == "w" and sc.occluded[a1] == "1" and sc.hand_on_board
+
+    def read() -> str:
+        vp = VisionPipeline()
+        assert vp.learn_start_position(sc.start)["ok"] and vp.familiar
+        vp.reset_tracking()
+        return vp.process(sc.image).board
+
+    monkeypatch.setattr(pipeline, "COVERED_IN_PICTURE", pipeline.COVERED_WITH_HAND)  # the premise: the higher bar
+    assert read()[a1] == "."
+    monkeypatch.undo()
+    got = read()
+    assert got[a1] == "?", got
     assert all(g == t for g, t in zip(got, sc.board, strict=True) if g != "?"), (got, sc.board)
 
 
