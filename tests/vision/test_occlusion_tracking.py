@@ -387,6 +387,7 @@ def test_a_fingertip_on_an_edge_square_with_its_arm_in_view_is_no_man_on_a_calib
     """Scene 221 of `dama bench vision --seed 2`: a fingertip on the empty d8, the arm over the board's
     frame beside it. The network takes d8 for a hand; the colour model learned at calibration took the
     skin for a light man and vetoed the hand. Where an arm is seen reaching in, the network's hand stands."""
+    import vision.pipeline as pipeline
     import vision.squarenet as squarenet
     from vision.bench import render_bench_scene
 
@@ -400,7 +401,9 @@ def test_a_fingertip_on_an_edge_square_with_its_arm_in_view_is_no_man_on_a_calib
         vp.reset_tracking()
         return vp.process(sc.image).board
 
-    monkeypatch.setattr(squarenet, "COVERED_WITH_HAND", 2.0)  # the premise: no hand stands against the colours
+    for module in (squarenet, pipeline):  # the premise: no hand stands against the colours
+        monkeypatch.setattr(module, "COVERED_WITH_HAND", 2.0)
+    monkeypatch.setattr(pipeline, "COVERED_IN_PICTURE", 2.0)
     assert read()[d8] == "w"
     monkeypatch.undo()
     assert read()[d8] == "?"

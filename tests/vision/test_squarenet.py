@@ -438,3 +438,20 @@ def test_colours_learned_from_a_start_position_seen_uncalibrated_weigh_as_at_cal
     vp = pipeline.VisionPipeline()
     vp.process(sc.start_image)
     assert vp.model is not None and vp.colour_weight == pipeline.COLOUR_WEIGHT_UNFAMILIAR
+
+
+def test_the_bar_from_which_a_hand_seen_stands_may_differ_square_by_square():
+    """``with_colour_model(hand_bar=…)``: the pipeline lowers the bar to ``COVERED_IN_PICTURE`` where the colours
+    see the bare square (a hand's skin over dark wood); elsewhere it stays ``COVERED_WITH_HAND``."""
+    from vision.squarenet import COVERED_WITH_HAND, with_colour_model
+
+    model, centres = _three_class_model(5)
+    seen = np.vstack([centres[0]] * 2)  # the colours of the empty square
+    net = np.array([[0.28, 0.0, 0.0, 0.0, 0.0, 0.72]] * 2)  # the network: a hand, not surely
+    hand = np.array([True, True])
+    assert net[0, 5] < COVERED_WITH_HAND
+    np.testing.assert_allclose(with_colour_model(net, model, seen, hand_seen=hand),
+                               with_colour_model(net, model, seen))  # under the common bar the veto holds
+    out = with_colour_model(net, model, seen, hand_seen=hand, hand_bar=np.array([0.5, COVERED_WITH_HAND]))
+    np.testing.assert_allclose(out[0], net[0])  # the network's reading stands on the first
+    assert out[1].argmax() == 0  # and the colours make the second the empty square
