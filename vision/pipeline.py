@@ -409,13 +409,14 @@ class VisionPipeline:
                     # square; a hand's skin over a dark wood does. There "covered" as the likelier reading
                     # stands, as it does in one picture with no hand seen (docs/vision.md, "A hand the
                     # colours take for the bare square")
-                    bare_here = ((colour_loglik(self.model, vec).argmax(axis=1) == 0)
-                                 & _fingertip_reach(fit.bright_parity, covered))
-                    hand_bar = np.where(bare_here, COVERED_IN_PICTURE, COVERED_WITH_HAND)
-                    if not seen_hand.compared and (prob[:, COVERED] >= hand_bar).any():
-                        hand_at = (arm_beside(seen_hand.odd_margin_cells(), fit.bright_parity)
-                                   | (covered_neighbours(covered, fit.bright_parity) > 0)
-                                   | bare_here)
+                    if not seen_hand.compared:
+                        bare_here = ((colour_loglik(self.model, vec).argmax(axis=1) == 0)
+                                     & _fingertip_reach(fit.bright_parity, covered))
+                        hand_bar = np.where(bare_here, COVERED_IN_PICTURE, COVERED_WITH_HAND)
+                        if (prob[:, COVERED] >= hand_bar).any():
+                            hand_at = (arm_beside(seen_hand.odd_margin_cells(), fit.bright_parity)
+                                       | (covered_neighbours(covered, fit.bright_parity) > 0)
+                                       | bare_here)
                     if most is not None and colours_contradict_network(prob, self.model, vec):
                         most = 0.0  # colours that misread the network's surest squares get no vote here
                 prob = with_colour_model(prob, self.model, vec, temper=self.colour_weight, keep_kings=kings,
