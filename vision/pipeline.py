@@ -400,6 +400,7 @@ class VisionPipeline:
                 # on a board the network read alone at calibration, a king it is sure of stays a king, and the
                 # colour model's vote is bounded, except on the very frame it is learned from (_learn_on)
                 kings, most, hand_at, hand_bar = (None, None, None, None)
+                reach = _fingertip_reach(fit.bright_parity, covered)
                 if self.familiar:
                     kings, most = KING_KEPT, COLOUR_VOTE_MOST if bound_votes else None
                     # one picture (in video the motion test tells hands from pieces), and only where a square
@@ -410,8 +411,7 @@ class VisionPipeline:
                     # stands, as it does in one picture with no hand seen (docs/vision.md, "A hand the
                     # colours take for the bare square")
                     if not seen_hand.compared:
-                        bare_here = ((colour_loglik(self.model, vec).argmax(axis=1) == 0)
-                                     & _fingertip_reach(fit.bright_parity, covered))
+                        bare_here = (colour_loglik(self.model, vec).argmax(axis=1) == 0) & reach
                         hand_bar = np.where(bare_here, COVERED_IN_PICTURE, COVERED_WITH_HAND)
                         if (prob[:, COVERED] >= hand_bar).any():
                             hand_at = (arm_beside(seen_hand.odd_margin_cells(), fit.bright_parity)
@@ -420,8 +420,7 @@ class VisionPipeline:
                     if most is not None and colours_contradict_network(prob, self.model, vec):
                         most = 0.0  # colours that misread the network's surest squares get no vote here
                 prob = with_colour_model(prob, self.model, vec, temper=self.colour_weight, keep_kings=kings,
-                                         most=most, reachable=_fingertip_reach(fit.bright_parity, covered),
-                                         hand_seen=hand_at, hand_bar=hand_bar)
+                                         most=most, reachable=reach, hand_seen=hand_at, hand_bar=hand_bar)
             else:
                 labels, conf = self.model.classify(vec)
             hidden = hidden_dark_cells(covered, fit.bright_parity, self.model.outliers(vec))
