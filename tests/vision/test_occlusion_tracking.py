@@ -382,31 +382,40 @@ def test_the_light_squares_a_moved_tall_piece_may_cover_lie_behind_it():
     assert not leaning_onto(np.zeros_like(changed), 0, np.tile([0.0, 0.8], (n, 1))).any()
 
 
+def _read_calibrated(sc) -> str:
+    """One picture of benchmark scene ``sc``, read after calibrating on its start position (a board the
+    network reads)."""
+    vp = VisionPipeline()
+    assert vp.learn_start_position(sc.start)["ok"] and vp.familiar
+    vp.reset_tracking()
+    return vp.process(sc.image).board
+
+
+def _no_hand_stands_against_the_colours(monkeypatch) -> None:
+    """Lift both bars from which the network's "covered" stands against the colour model's veto."""
+    import vision.pipeline as pipeline
+    import vision.squarenet as squarenet
+
+    for module in (squarenet, pipeline):
+        monkeypatch.setattr(module, "COVERED_WITH_HAND", 2.0)
+    monkeypatch.setattr(pipeline, "COVERED_IN_PICTURE", 2.0)
+
+
 def test_a_fingertip_on_an_edge_square_with_its_arm_in_view_is_no_man_on_a_calibrated_board(get_bench_draw,
                                                                                               monkeypatch):
     """Scene 221 of `dama bench vision --seed 2`: a fingertip on the empty d8, the arm over the board's
     frame beside it. The network takes d8 for a hand; the colour model learned at calibration took the
     skin for a light man and vetoed the hand. Where an arm is seen reaching in, the network's hand stands."""
-    import vision.pipeline as pipeline
-    import vision.squarenet as squarenet
     from vision.bench import render_bench_scene
 
     sc = render_bench_scene(*get_bench_draw(2, 221))
     d8 = SQUARE_NAMES.index("d8")
     assert sc.board[d8] == "." and sc.occluded[d8] == "1" and sc.hand_on_board
 
-    def read() -> str:
-        vp = VisionPipeline()
-        assert vp.learn_start_position(sc.start)["ok"] and vp.familiar
-        vp.reset_tracking()
-        return vp.process(sc.image).board
-
-    for module in (squarenet, pipeline):  # the premise: no hand stands against the colours
-        monkeypatch.setattr(module, "COVERED_WITH_HAND", 2.0)
-    monkeypatch.setattr(pipeline, "COVERED_IN_PICTURE", 2.0)
-    assert read()[d8] == "w"
+    _no_hand_stands_against_the_colours(monkeypatch)
+    assert _read_calibrated(sc)[d8] == "w"
     monkeypatch.undo()
-    assert read()[d8] == "?"
+    assert _read_calibrated(sc)[d8] == "?"
 
 
 def test_a_hand_the_colours_take_for_the_bare_square_stays_a_hand_on_a_calibrated_board(get_bench_draw,
@@ -416,26 +425,16 @@ def test_a_hand_the_colours_take_for_the_bare_square_stays_a_hand_on_a_calibrate
     sees the hand ("covered" 0.95); the colour model learned at calibration finds the bare dark square's
     colours there and vetoed it, so h2 read empty. No piece the network does not know looks like the bare
     square, so on an edge square the network's hand stands where the colours see the empty square."""
-    import vision.pipeline as pipeline
-    import vision.squarenet as squarenet
     from vision.bench import render_bench_scene
 
     sc = render_bench_scene(*get_bench_draw(1, 68))
     h2 = SQUARE_NAMES.index("h2")
     assert sc.board[h2] == "w" and sc.occluded[h2] == "1" and sc.hand_on_board
 
-    def read() -> str:
-        vp = VisionPipeline()
-        assert vp.learn_start_position(sc.start)["ok"] and vp.familiar
-        vp.reset_tracking()
-        return vp.process(sc.image).board
-
-    for module in (squarenet, pipeline):  # the premise: no hand stands against the colours
-        monkeypatch.setattr(module, "COVERED_WITH_HAND", 2.0)
-    monkeypatch.setattr(pipeline, "COVERED_IN_PICTURE", 2.0)
-    assert read()[h2] == "."
+    _no_hand_stands_against_the_colours(monkeypatch)
+    assert _read_calibrated(sc)[h2] == "."
     monkeypatch.undo()
-    got = read()
+    got = _read_calibrated(sc)
     assert got[h2] == "?", got
     assert all(g == t for g, t in zip(got, sc.board, strict=True) if g != "?"), (got, sc.board)
 
@@ -453,16 +452,10 @@ def test_a_fingertip_on_a_corner_man_the_colours_take_for_the_bare_square_reads_
     a1 = SQUARE_NAMES.index("a1")
     assert sc.board[a1] == "w" and sc.occluded[a1] == "1" and sc.hand_on_board
 
-    def read() -> str:
-        vp = VisionPipeline()
-        assert vp.learn_start_position(sc.start)["ok"] and vp.familiar
-        vp.reset_tracking()
-        return vp.process(sc.image).board
-
     monkeypatch.setattr(pipeline, "COVERED_IN_PICTURE", pipeline.COVERED_WITH_HAND)  # the premise: the higher bar
-    assert read()[a1] == "."
+    assert _read_calibrated(sc)[a1] == "."
     monkeypatch.undo()
-    got = read()
+    got = _read_calibrated(sc)
     assert got[a1] == "?", got
     assert all(g == t for g, t in zip(got, sc.board, strict=True) if g != "?"), (got, sc.board)
 
