@@ -12,8 +12,9 @@ centre; a fingertip reads as covered wherever the patch is cut. A fingertip over
 that piece from one side, though, so the second reading is taken only where nothing else suggests a
 hand: no hand seen elsewhere in the picture, no light square beside the square departing from the
 empty light colour by more than :data:`NEIGHBOUR_DEPARTURE` of the hand test's tolerance (part of a
-hand over it), but for the one a piece pushed the full 0.2 lies towards (:data:`SPILL_DEPARTURE`: its
-rim and shadow lie there), and no arm in the margin beside an edge square (``vision.occlusion.arm_beside``).
+hand over it), but for those a piece pushed the full 0.2 along either axis lies towards
+(:data:`SPILL_DEPARTURE`, :func:`spill_sides`: its rim and shadow lie there), and no arm in the margin
+beside an edge square (``vision.occlusion.arm_beside``).
 With it, 6 / 13 of those pictures report a hand and 92.33 % / 88.33 % of the boards read right (kings
 as men), against 85.67 % / 70.33 %; the plain scenes read as before (docs/vision.md, "A second look
 around the piece").
@@ -96,6 +97,15 @@ def centre_unlike_bare(row: np.ndarray) -> float:
     return float(np.linalg.norm((row[-N_SCALARS:-N_SCALARS + 3] - row[-6:-3]) * scale * LIGHTNESS_HALVED))
 
 
+def spill_sides(shifts: np.ndarray) -> np.ndarray:
+    """(4, N) bool: the light neighbours (:data:`SIDES`) a piece read around each centre of ``shifts``
+    (N, 2) may spill onto (:data:`SPILL_DEPARTURE`): those the centre lies towards when it was cut the full
+    :data:`REACH` away along either axis. A piece pushed the full 0.2 along one axis and 0.1 along the
+    other lays its rim and shadow on both neighbours it was pushed towards; a piece nearer its centre keeps
+    them off the neighbours' inner area (and a finger beside a piece is read from a shift of 0.1)."""
+    return (np.array(SIDES) @ shifts.T >= STEP) & (np.abs(shifts).max(axis=1) >= REACH)
+
+
 def second_look(forward: Callable[[np.ndarray], np.ndarray], x: np.ndarray, prob: np.ndarray,
                 feat: CellFeatures, bright_parity: int, light_departure: Callable[[], np.ndarray],
                 arm: Callable[[], np.ndarray]) -> np.ndarray:
@@ -107,9 +117,9 @@ def second_look(forward: Callable[[np.ndarray], np.ndarray], x: np.ndarray, prob
     A square takes its second reading when that reading is an empty square or a piece of one colour
     (man or king: the crown reader tells those apart) at least :data:`SURE_PIECE` sure, at most half as
     sure of "covered" as the first, its light neighbours within their bars (:data:`SPILL_DEPARTURE` on
-    the sides the best patch was cut the full :data:`REACH` towards, :data:`NEIGHBOUR_DEPARTURE`
-    elsewhere; ``light_departure()`` may give a square the hand test calls covered as infinite), and,
-    for a piece,
+    the sides the best patch was cut towards when it was cut the full :data:`REACH` away along either
+    axis, :func:`spill_sides`; :data:`NEIGHBOUR_DEPARTURE` elsewhere; ``light_departure()`` may give a
+    square the hand test calls covered as infinite), and, for a piece,
     when the square's centre is unlike the bare square (:data:`PIECE_AT_CENTRE`; cut around another
     centre, a patch can take in a neighbour's piece leaning over the square). Call it only when no hand
     is seen elsewhere over the board.
@@ -130,9 +140,7 @@ def second_look(forward: Callable[[np.ndarray], np.ndarray], x: np.ndarray, prob
     rows = np.concatenate([recentred_inputs(x, feat, bright_parity, int(k), SHIFTS) for k in look])
     again = forward(describe(rows)).reshape(len(look), len(SHIFTS), -1)
     out = prob.copy()
-    # (4, shifts): the sides a centre cut the full REACH away lies towards; a piece nearer its centre keeps
-    # its rim off the neighbour's inner area (and a finger beside a piece is read from a shift of 0.1)
-    toward = np.array(SIDES) @ np.array(SHIFTS).T >= REACH
+    toward = spill_sides(np.array(SHIFTS))
     for k, p in zip(look, again, strict=True):
         best = int(np.argmin(p[:, COVERED]))
         allowed = np.where(toward[:, best], SPILL_DEPARTURE, NEIGHBOUR_DEPARTURE)

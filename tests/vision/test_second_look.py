@@ -9,6 +9,7 @@ import pytest
 import vision.pipeline as pipeline
 import vision.second_look as look
 from vision.bench import _mirror, square_right
+from vision.geometry import SQUARE_NAMES
 from vision.render import render_scene
 
 
@@ -74,6 +75,41 @@ def test_a_piece_may_spill_onto_the_light_square_it_was_pushed_towards(monkeypat
     assert not res.hand and _colours_right(res.board, board, occluded), (res.board, board)
     monkeypatch.setattr(look, "SPILL_DEPARTURE", look.NEIGHBOUR_DEPARTURE)
     assert _read(image, corners).hand
+
+
+def test_a_piece_pushed_aslant_may_spill_onto_both_light_squares_it_was_pushed_towards(monkeypatch, get_bench_draw):
+    """Scene 98 of `dama bench vision --off-centre`, read after calibrating on its start position: the dark
+    king on a7 was set down about 0.2 of a square off along one axis and 0.1 along the other, and its rim
+    and shadow lie on both light neighbours on that side. Allowed only on the side of the full 0.2 (the
+    rule before 2026-12-03), the other neighbour's departure keeps the square "covered", a hand that is
+    not there."""
+    from vision.bench import render_bench_scene
+
+    sc = render_bench_scene(*get_bench_draw(1, 98, off_centre=True))
+    assert "1" not in sc.occluded and not sc.hand_on_board
+
+    def read() -> pipeline.FrameResult:
+        vp = pipeline.VisionPipeline()
+        assert vp.learn_start_position(sc.start)["ok"] and vp.familiar
+        vp.reset_tracking()
+        return vp.process(sc.image)
+
+    res = read()
+    assert not res.hand and _colours_right(res.board, sc.board, sc.occluded), (res.board, sc.board)
+    monkeypatch.setattr(look, "spill_sides", lambda shifts: np.array(look.SIDES) @ shifts.T >= look.REACH)
+    res = read()
+    assert res.hand and res.board[SQUARE_NAMES.index("a7")] == "?"
+
+
+def test_only_a_centre_cut_the_full_reach_away_spills():
+    """A centre cut 0.1 away on both axes spills onto no neighbour (a finger beside a piece reads best from
+    there); one cut 0.2 along an axis spills onto the sides it lies towards on both axes, and no others."""
+    shifts = np.array([(2, 2), (4, 0), (4, 2), (-2, -4)])
+    spill = look.spill_sides(shifts)  # SIDES: rows +1, rows -1, columns +1, columns -1
+    assert not spill[:, 0].any()
+    assert spill[:, 1].tolist() == [True, False, False, False]
+    assert spill[:, 2].tolist() == [True, False, True, False]
+    assert spill[:, 3].tolist() == [False, True, False, True]
 
 
 def test_a_fingertip_over_a_piece_stays_a_hand(monkeypatch, get_bench_draw):
