@@ -29,6 +29,11 @@ the two stored in one file as above (and ``pair`` 1). Each piece of a scene is w
 the same scene (:class:`References`): one on its square in another of the scene's boards (the scene's
 boards share the camera and the light, as a calibration profile and a later frame do) or one near it.
 
+Fine-tuning (``--init FILE``, with ``--lr``): the networks stored in FILE, and their standardisation of
+the shape features, are the starting point instead of random weights; the stored ones' figures on the
+held-back scenes are printed before the new ones'. Fine-tuned on two fresh sets (2026-12-03) they read
+the benchmark no better (docs/benchmarks.md).
+
 The last tenth of each set's scenes is held back (whole scenes) and the figures printed for it: the
 kings found at the threshold the pipeline uses (``vision.squarenet.KING_THRESHOLD``) and how many men
 were taken for kings. ``--nets N`` trains N networks from different initial weights and stores them in
@@ -108,7 +113,8 @@ def backward(p: dict[str, np.ndarray], cache: tuple, g: np.ndarray) -> dict[str,
 
 def train_one(strips: np.ndarray, other: np.ndarray, king: np.ndarray, weight: np.ndarray, epochs: int = 30,
               seed: int = 0, batch: int = 256, lr: float = 2e-3, decay: float = 1e-4,
-              references: References | None = None) -> dict[str, np.ndarray]:
+              references: References | None = None,
+              start: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """One network's parameters (``other`` already standardised; ``king`` 0/1; ``weight`` per sample).
 
     With ``references`` the network is a pair reader (``vision.crowns``, "Beside a man of this set"): every
@@ -120,6 +126,8 @@ def train_one(strips: np.ndarray, other: np.ndarray, king: np.ndarray, weight: n
     rng = np.random.default_rng(seed)
     pair = references is not None
     p = init(rng, strips.shape[2] * (2 if pair else 1), other.shape[1] * (2 if pair else 1))
+    if start is not None:  # fine-tuning: the stored network's weights in place of random ones
+        p = {k: np.array(start[k], dtype=np.float32) for k in p}
     m = {k: np.zeros_like(v) for k, v in p.items()}
     v = {k: np.zeros_like(v) for k, v in p.items()}
     pool = np.flatnonzero(references.any() & (weight > 0)) if pair else np.arange(len(strips))
@@ -247,6 +255,21 @@ def _print_found(share: np.ndarray, king: np.ndarray) -> None:
               f"{int((said & king).sum())} kings found, {int((said & ~king).sum())} men taken for kings")
 
 
+def _print_validation(reader: CrownReader, d: np.ndarray, king: np.ndarray, val: np.ndarray,
+                      refs: References | None) -> None:
+    """Kings found and men crowned on the held-back scenes ``val`` (beside a man of theirs, for a pair)."""
+    k = king > 0
+    print(f"validation (whole scenes not trained on): {int(k[val].sum())} kings, {int((~k[val]).sum())} men")
+    if refs is None:
+        _print_found(reader.king_share(d[val]), k[val])
+        return
+    for p_same, name in ((1.0, "a man on its square"), (0.0, "a man on a square near it")):
+        ref = refs.draw(np.random.default_rng(0), p_same)
+        sel = val & (ref >= 0) & ((np.diff(refs.same_at) > 0) if p_same == 1.0 else True)
+        print(f" beside {name}: {int(k[sel].sum())} kings, {int((~k[sel]).sum())} men")
+        _print_found(share_of(reader.pair_logits(d[sel], crown_inputs(d[ref[sel]]))), k[sel])
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m vision.train_crowns", description=__doc__.splitlines()[0])
     ap.add_argument("--data", required=True, nargs="+", help="sets rendered by vision.train_squares render")
@@ -257,6 +280,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--holdout", action="store_true", help="leave out every piece of a held-out scene")
     ap.add_argument("--pairs", action="store_true",
                     help="train the pair reader: each piece beside a man of its scene (vision.crowns, 'Beside a man')")
+    ap.add_argument("--init", metavar="FILE",
+                    help="fine-tune: start from the networks stored in FILE (their count and standardisation)")
+    ap.add_argument("--lr", type=float, default=2e-3, help="Adam's first learning rate (default 2e-3)")
     args = ap.parse_args(argv)
     if args.nets < 1 or args.epochs < 1:
         print("train_crowns: --nets and --epochs must be at least 1", file=sys.stderr)
@@ -268,7 +294,24 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     strips, other = crown_inputs(d)
     fit = ~val if val.any() and (~val).any() else np.ones(len(d), dtype=bool)
-    mu, sd = other[fit].mean(axis=0), other[fit].std(axis=0) + 1e-3
+    start: list[dict[str, np.ndarray]] | None = None
+    if args.init is not None:
+        try:
+            with np.load(args.init) as w:
+                stored = {k: w[k] for k in w.files}
+        except (OSError, ValueError, zipfile.BadZipFile) as exc:
+            print(f"train_crowns: cannot read --init {args.init}: {exc}", file=sys.stderr)
+            return 2
+        if ("pair" in stored) != args.pairs:
+            print("train_crowns: --init holds a " + ("pair" if "pair" in stored else "lone") + " reader; "
+                  "give --pairs exactly when fine-tuning a pair reader", file=sys.stderr)
+            return 2
+        n_stored = int(stored.get("n_nets", 1))
+        start = [{k: stored[f"{k}_{i}" if n_stored > 1 else k] for k in PARAMS} for i in range(n_stored)]
+        args.nets = n_stored
+        mu, sd = stored["mu"][:other.shape[1]], stored["sd"][:other.shape[1]]
+    else:
+        mu, sd = other[fit].mean(axis=0), other[fit].std(axis=0) + 1e-3
     other = (other - mu) / sd
     refs = References.of(*where) if args.pairs else None
     if refs is not None:
@@ -282,24 +325,19 @@ def main(argv: list[str] | None = None) -> int:
     if refs is not None:
         weights["pair"] = np.array(1)
     for i in range(args.nets):
+        first = None if start is None else start[i]
         p = train_one(strips, other, king, np.where(fit, weight, 0.0).astype(np.float32), args.epochs,
-                      seed=args.seed + i, references=refs) if refs is not None else \
-            train_one(strips[fit], other[fit], king[fit], weight[fit], args.epochs, seed=args.seed + i)
+                      seed=args.seed + i, lr=args.lr, references=refs, start=first) if refs is not None else \
+            train_one(strips[fit], other[fit], king[fit], weight[fit], args.epochs, seed=args.seed + i,
+                      lr=args.lr, start=first)
         weights.update({f"{k}_{i}" if args.nets > 1 else k: v for k, v in p.items()})
     if args.nets == 1:
         del weights["n_nets"]
-    reader = CrownReader(weights)
     if val.any():
-        k = king > 0
-        print(f"validation (whole scenes not trained on): {int(k[val].sum())} kings, {int((~k[val]).sum())} men")
-        if refs is None:
-            _print_found(reader.king_share(d[val]), k[val])
-        else:
-            for p_same, name in ((1.0, "a man on its square"), (0.0, "a man on a square near it")):
-                ref = refs.draw(np.random.default_rng(0), p_same)
-                sel = val & (ref >= 0) & ((np.diff(refs.same_at) > 0) if p_same == 1.0 else True)
-                print(f" beside {name}: {int(k[sel].sum())} kings, {int((~k[sel]).sum())} men")
-                _print_found(share_of(reader.pair_logits(d[sel], crown_inputs(d[ref[sel]]))), k[sel])
+        if start is not None:
+            print(f"before, the networks of {args.init}:")
+            _print_validation(CrownReader(stored), d, king, val, refs)
+        _print_validation(CrownReader(weights), d, king, val, refs)
     np.savez_compressed(args.out, **weights)
     print(f"weights -> {args.out}")
     return 0

@@ -106,6 +106,19 @@ def test_training_end_to_end_with_two_networks(tmp_path, capsys):
     assert main(["--data", str(tmp_path / "missing.npz"), "--out", str(out)]) == 2
     assert main(["--data", str(data), "--nets", "0", "--out", str(out)]) == 2
 
+    # fine-tuning starts from the stored networks and their standardisation: at a learning rate of 0 it
+    # gives them back, and it prints the stored ones' validation beside its own
+    tuned = tmp_path / "tuned.npz"
+    assert main(["--data", str(data), "--epochs", "1", "--init", str(out), "--lr", "0", "--out", str(tuned)]) == 0
+    assert "before, the networks of" in capsys.readouterr().out
+    again = CrownReader.load(tuned)
+    assert len(again.nets) == 2 and np.array_equal(again.mu, reader.mu) and np.array_equal(again.sd, reader.sd)
+    assert np.allclose(again.logits(d), reader.logits(d))
+    assert main(["--data", str(data), "--epochs", "1", "--init", str(out), "--out", str(tuned)]) == 0
+    assert not np.allclose(CrownReader.load(tuned).logits(d), reader.logits(d))  # it does train
+    assert main(["--data", str(data), "--init", str(out), "--pairs", "--out", str(tuned)]) == 2  # a lone reader
+    assert main(["--data", str(data), "--init", str(tmp_path / "none.npz"), "--out", str(tuned)]) == 2
+
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.floats(-30, 30), min_size=1, max_size=32), st.data())
