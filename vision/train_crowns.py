@@ -299,17 +299,17 @@ def main(argv: list[str] | None = None) -> int:
         try:
             with np.load(args.init) as w:
                 stored = {k: w[k] for k in w.files}
-        except (OSError, ValueError, zipfile.BadZipFile) as exc:
+            n_stored = int(stored.get("n_nets", 1))
+            start = [{k: stored[f"{k}_{i}" if n_stored > 1 else k] for k in PARAMS} for i in range(n_stored)]
+            mu, sd = stored["mu"][:other.shape[1]], stored["sd"][:other.shape[1]]
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
             print(f"train_crowns: cannot read --init {args.init}: {exc}", file=sys.stderr)
             return 2
         if ("pair" in stored) != args.pairs:
             print("train_crowns: --init holds a " + ("pair" if "pair" in stored else "lone") + " reader; "
                   "give --pairs exactly when fine-tuning a pair reader", file=sys.stderr)
             return 2
-        n_stored = int(stored.get("n_nets", 1))
-        start = [{k: stored[f"{k}_{i}" if n_stored > 1 else k] for k in PARAMS} for i in range(n_stored)]
         args.nets = n_stored
-        mu, sd = stored["mu"][:other.shape[1]], stored["sd"][:other.shape[1]]
     else:
         mu, sd = other[fit].mean(axis=0), other[fit].std(axis=0) + 1e-3
     other = (other - mu) / sd

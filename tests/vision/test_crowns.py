@@ -118,6 +118,8 @@ def test_training_end_to_end_with_two_networks(tmp_path, capsys):
     assert not np.allclose(CrownReader.load(tuned).logits(d), reader.logits(d))  # it does train
     assert main(["--data", str(data), "--init", str(out), "--pairs", "--out", str(tuned)]) == 2  # a lone reader
     assert main(["--data", str(data), "--init", str(tmp_path / "none.npz"), "--out", str(tuned)]) == 2
+    np.savez(tmp_path / "not_a_reader.npz", mu=np.zeros(3))
+    assert main(["--data", str(data), "--init", str(tmp_path / "not_a_reader.npz"), "--out", str(tuned)]) == 2
 
 
 @settings(max_examples=200, deadline=None)
