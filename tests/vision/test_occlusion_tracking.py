@@ -391,6 +391,12 @@ def _read_calibrated(sc) -> str:
     return vp.process(sc.image).board
 
 
+def _assert_unknown_there_and_right_elsewhere(got: str, board: str, square: int) -> None:
+    """``square`` (observation order) reads ``?`` and every square read otherwise reads right."""
+    assert got[square] == "?", got
+    assert all(g == t for g, t in zip(got, board, strict=True) if g != "?"), (got, board)
+
+
 def _no_hand_stands_against_the_colours(monkeypatch) -> None:
     """Lift both bars from which the network's "covered" stands against the colour model's veto."""
     import vision.pipeline as pipeline
@@ -434,9 +440,7 @@ def test_a_hand_the_colours_take_for_the_bare_square_stays_a_hand_on_a_calibrate
     _no_hand_stands_against_the_colours(monkeypatch)
     assert _read_calibrated(sc)[h2] == "."
     monkeypatch.undo()
-    got = _read_calibrated(sc)
-    assert got[h2] == "?", got
-    assert all(g == t for g, t in zip(got, sc.board, strict=True) if g != "?"), (got, sc.board)
+    _assert_unknown_there_and_right_elsewhere(_read_calibrated(sc), sc.board, h2)
 
 
 def test_a_fingertip_on_a_corner_man_the_colours_take_for_the_bare_square_reads_unknown(get_bench_draw,
@@ -455,9 +459,7 @@ def test_a_fingertip_on_a_corner_man_the_colours_take_for_the_bare_square_reads_
     monkeypatch.setattr(pipeline, "COVERED_IN_PICTURE", pipeline.COVERED_WITH_HAND)  # the premise: the higher bar
     assert _read_calibrated(sc)[a1] == "."
     monkeypatch.undo()
-    got = _read_calibrated(sc)
-    assert got[a1] == "?", got
-    assert all(g == t for g, t in zip(got, sc.board, strict=True) if g != "?"), (got, sc.board)
+    _assert_unknown_there_and_right_elsewhere(_read_calibrated(sc), sc.board, a1)
 
 
 @pytest.mark.parametrize("calibrated", [True, False])
