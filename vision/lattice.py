@@ -14,6 +14,7 @@ import cv2
 import numpy as np
 
 UNIT = np.array([[0, 0], [1, 0], [1, 1], [0, 1]], dtype=np.float64)
+UNIT_ROTATIONS = tuple(np.roll(UNIT, -r, axis=0) for r in range(4))  # corner k of a quad ↔ corner k + r
 
 
 @dataclass
@@ -81,21 +82,24 @@ def grow(quads: np.ndarray, pols: np.ndarray, seed: int, rounds: int = 12, loose
         beside = loose & (reach <= 1)
         ok = (off < 0.22) | (beside & (off < LOOSE_CENTRE))
         ok &= ((cell[:, 0] + cell[:, 1]) % 2 == parity) == (pols == 1)
-        quv = _apply(hinv, quads.reshape(-1, 2)).reshape(-1, 4, 2)
-        # Corner k of a clockwise quad may correspond to any rotation of the unit cell's corners.
-        rel = quv - cell[:, None, :]
-        best_err = np.full(len(quads), np.inf)
-        best_rot = np.zeros(len(quads), dtype=np.int64)
-        for r in range(4):
-            err = np.abs(rel - np.roll(UNIT, -r, axis=0)[None]).max(axis=(1, 2))
-            better = err < best_err
-            best_err[better] = err[better]
-            best_rot[better] = r
-        ok &= (best_err < 0.3) | (beside & (best_err < LOOSE_CORNERS))
         # Grow locally: only within four cells of those already accepted (the seed at first; four so
         # that rows hidden by tall pieces can be jumped). Clutter far away that happens to fit the
         # extrapolated lattice is never taken in.
         ok &= reach <= 4
+        # Corners only of the quads still in the running (a few dozen of a thousand or two).
+        cand = np.flatnonzero(ok)
+        rel = _apply(hinv, quads[cand].reshape(-1, 2)).reshape(-1, 4, 2) - cell[cand, None, :]
+        # Corner k of a clockwise quad may correspond to any rotation of the unit cell's corners.
+        best_err = np.full(len(quads), np.inf)
+        best_rot = np.zeros(len(quads), dtype=np.int64)
+        err_c, rot_c = best_err[cand], best_rot[cand]
+        for r, unit in enumerate(UNIT_ROTATIONS):
+            err = np.abs(rel - unit).max(axis=(1, 2))
+            better = err < err_c
+            err_c[better] = err[better]
+            rot_c[better] = r
+        best_err[cand], best_rot[cand] = err_c, rot_c
+        ok &= (best_err < 0.3) | (beside & (best_err < LOOSE_CORNERS))
         # One quad per cell: keep the best fitting.
         idx = np.flatnonzero(ok)
         if len(idx) < 1:
@@ -107,7 +111,7 @@ def grow(quads: np.ndarray, pols: np.ndarray, seed: int, rounds: int = 12, loose
         accepted[:] = False
         accepted[chosen] = True
         cells[chosen] = cell[chosen]
-        src = np.concatenate([np.roll(UNIT, -best_rot[k], axis=0) + cell[k] for k in chosen])
+        src = np.concatenate([UNIT_ROTATIONS[best_rot[k]] + cell[k] for k in chosen])
         dst = np.concatenate([quads[k] for k in chosen])
         span = cells[chosen].max(axis=0) - cells[chosen].min(axis=0)
         if loose and (len(chosen) < AFFINE_UNTIL or span.min() < 3):
@@ -129,32 +133,57 @@ def lattices(quads: np.ndarray, pols: np.ndarray, max_seeds: int = 12, loose: bo
     (``loose``: see :func:`grow`)."""
     if len(quads) == 0:
         return []
-    areas = np.array([cv2.contourArea(q.astype(np.float32)) for q in quads])
-    # Board squares have neighbours of similar size about one side length away; clutter rarely does.
-    centres = quads.mean(axis=1)
-    side = np.sqrt(np.maximum(areas, 1.0))
-    dist = np.linalg.norm(centres[:, None] - centres[None], axis=2)
-    ratio = areas[:, None] / np.maximum(areas[None], 1.0)
-    near = (dist < 1.7 * side[:, None]) & (dist > 0.5 * side[:, None]) & (ratio > 0.5) & (ratio < 2.0)
-    density = near.sum(axis=1) + 0.01 * side / side.max()
+    density = _neighbour_density(quads)
     seeds = np.argsort(-density)[: max_seeds * 4]
     fits: list[LatticeFit] = []
+    inverses: list[np.ndarray] = []  # of the fits' homographies, for the seed test
     n_tried = 0
     for s in seeds:
         if n_tried >= max_seeds:
             break
         # Skip seeds already explained by a hypothesis.
-        if any(_explains(f, quads[s]) for f in fits):
+        if any(_explains(f, hinv, quads[s]) for f, hinv in zip(fits, inverses, strict=True)):
             continue
         n_tried += 1
         fit = grow(quads, pols, int(s), loose=loose)
         if fit is not None:
             fits.append(fit)
+            inverses.append(np.linalg.inv(fit.h))
     return sorted(fits, key=lambda f: -len(f.cells))
 
 
-def _explains(fit: LatticeFit, quad: np.ndarray) -> bool:
-    uv = _apply(np.linalg.inv(fit.h), quad.mean(axis=0)[None])[0]
+def _neighbour_density(quads: np.ndarray) -> np.ndarray:
+    """(N,) how many quads of similar area (within a factor of two) have their centre 0.5–1.7 of this
+    quad's side from its own, plus a hundredth of its relative side (the tie-break).
+
+    Board squares have neighbours like that; clutter rarely does. Only pairs within 1.7 sides along x are
+    compared (the quads sorted by x), not all N² of them: a frame holds a thousand or two quads.
+    """
+    x, y = quads[..., 0].astype(np.float32).astype(np.float64), quads[..., 1].astype(np.float32).astype(np.float64)
+    # the polygon's area as cv2.contourArea sums it (from the last vertex round), on the same float32 points
+    twice = x[:, 3] * y[:, 0] - y[:, 3] * x[:, 0]
+    for k in range(3):
+        twice = twice + (x[:, k] * y[:, k + 1] - y[:, k] * x[:, k + 1])
+    areas = np.abs(0.5 * twice)
+    centres = quads.mean(axis=1)
+    side = np.sqrt(np.maximum(areas, 1.0))
+    order = np.argsort(centres[:, 0], kind="stable")
+    cx = centres[order, 0]
+    reach = 1.7 * side[order]
+    lo = np.searchsorted(cx, cx - reach, "left")
+    counts = np.searchsorted(cx, cx + reach, "right") - lo
+    starts = np.cumsum(counts) - counts
+    a = order[np.repeat(np.arange(len(order)), counts)]
+    b = order[np.arange(counts.sum()) - np.repeat(starts - lo, counts)]
+    dist = np.sqrt(((centres[a] - centres[b]) ** 2).sum(axis=1))
+    ratio = areas[a] / np.maximum(areas[b], 1.0)
+    near = (dist < 1.7 * side[a]) & (dist > 0.5 * side[a]) & (ratio > 0.5) & (ratio < 2.0)
+    return np.bincount(a[near], minlength=len(quads)) + 0.01 * side / side.max()
+
+
+def _explains(fit: LatticeFit, hinv: np.ndarray, quad: np.ndarray) -> bool:
+    """Whether ``quad``'s centre lies in a cell ``fit`` accepted (``hinv``: the inverse of ``fit.h``)."""
+    uv = _apply(hinv, quad.mean(axis=0)[None])[0]
     key = np.floor(uv).astype(np.int64)
     return bool((fit.cells == key).all(axis=1).any())
 

@@ -23,7 +23,8 @@ def find_quads(gray: np.ndarray, min_side: float = 5.0,
     h, w = gray.shape
     blur = cv2.GaussianBlur(gray, (3, 3), 0)
     kernel = np.ones((3, 3), np.uint8)
-    quads: list[np.ndarray] = []
+    raw: list[tuple] = []  # clockwise vertices of the eroded blobs, grown back together at the end
+    erosions: list[int] = []
     pols: list[int] = []
     max_area = 0.05 * h * w
     for block in _block_sizes(max(h, w), windows):
@@ -37,13 +38,15 @@ def find_quads(gray: np.ndarray, min_side: float = 5.0,
                 area = cv2.contourArea(c)
                 if area < min_side * min_side or area > max_area:
                     continue
-                q = _approx_quad(c, area, it)
+                q = _approx_quad(c, area)
                 if q is not None:
-                    quads.append(q)
+                    raw.append(q)
+                    erosions.append(it)
                     pols.append(pol)
-    if not quads:
+    if not raw:
         return np.zeros((0, 4, 2)), np.zeros(0, dtype=np.int64)
-    return np.array(quads, dtype=np.float64), np.array(pols, dtype=np.int64)
+    quads = _grown_back(np.array(raw, dtype=np.float64), np.array(erosions, dtype=np.float64))
+    return quads, np.array(pols, dtype=np.int64)
 
 
 def _block_sizes(size: int, windows: tuple[float, ...] = (0.05, 0.12)) -> list[int]:
@@ -51,10 +54,11 @@ def _block_sizes(size: int, windows: tuple[float, ...] = (0.05, 0.12)) -> list[i
     return [int(size * f) // 2 * 2 + 1 for f in windows]
 
 
-def _approx_quad(contour: np.ndarray, area: float, erosion: int) -> np.ndarray | None:
-    """Four clockwise vertices if the blob is a convex, not too thin quadrilateral.
+def _approx_quad(contour: np.ndarray, area: float) -> tuple | None:
+    """Four clockwise vertices ((x, y), …) if the blob is a convex, not too thin quadrilateral.
 
-    Called for thousands of blobs per frame: cheap scalar tests first, numpy only for survivors.
+    Called for about a thousand blobs per frame: scalar tests on plain floats, no numpy (its per-call
+    overhead on four points cost more than the tests; the survivors are grown back together).
     """
     peri = cv2.arcLength(contour, True)
     if peri * peri > 40.0 * area:  # far from compact (a square has 16, a 50° foreshortened one ~20)
@@ -67,8 +71,7 @@ def _approx_quad(contour: np.ndarray, area: float, erosion: int) -> np.ndarray |
         return None
     if not cv2.isContourConvex(approx):
         return None
-    q = approx.reshape(4, 2).astype(np.float64)
-    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = q.tolist()
+    (x0, y0), (x1, y1), (x2, y2), (x3, y3) = approx.reshape(4, 2).tolist()
     signed = 0.5 * ((x0 * y1 - x1 * y0) + (x1 * y2 - x2 * y1) + (x2 * y3 - x3 * y2) + (x3 * y0 - x0 * y3))
     quad_area = abs(signed)
     if quad_area <= 0 or area / quad_area < 0.75:
@@ -78,8 +81,13 @@ def _approx_quad(contour: np.ndarray, area: float, erosion: int) -> np.ndarray |
     if min(sides) < 0.25 * max(sides):
         return None
     if signed < 0:  # clockwise in image coordinates (y down)
-        q = q[::-1]
-    # Grow back by the erosion so vertices sit on the square's true corners (about one pixel).
-    d = q - q.mean(axis=0)
-    n = np.sqrt((d * d).sum(axis=1, keepdims=True))
-    return q + d / np.maximum(n, 1e-6) * 1.4 * erosion
+        return (x3, y3), (x2, y2), (x1, y1), (x0, y0)
+    return (x0, y0), (x1, y1), (x2, y2), (x3, y3)
+
+
+def _grown_back(quads: np.ndarray, erosion: np.ndarray) -> np.ndarray:
+    """(N, 4, 2) quads of eroded blobs grown back by their erosion (N,), so that vertices sit nearer the
+    squares' true corners."""
+    d = quads - quads.mean(axis=1, keepdims=True)
+    n = np.sqrt((d * d).sum(axis=2, keepdims=True))
+    return quads + d / np.maximum(n, 1e-6) * 1.4 * erosion[:, None, None]

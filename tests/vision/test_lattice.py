@@ -1,0 +1,111 @@
+"""Stage 1's first two steps alone: candidate squares (vision.quads) and the lattice through them
+(vision.lattice), on a checkerboard drawn with a known homography, and the seed ranking's shortcut
+against its all-pairs definition."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from vision.lattice import _neighbour_density, best_lattice
+from vision.quads import find_quads
+
+# lattice (u, v) in squares -> image pixels: a 10 × 10 checkerboard seen in perspective and turned
+BOARD_H = cv2.getPerspectiveTransform(np.float32([[0, 0], [10, 0], [10, 10], [0, 10]]),
+                                      np.float32([[212, 95], [598, 140], [640, 520], [150, 470]])).astype(np.float64)
+
+
+def _to_image(pts: np.ndarray) -> np.ndarray:
+    ph = np.c_[pts, np.ones(len(pts))] @ BOARD_H.T
+    return ph[:, :2] / ph[:, 2:3]
+
+
+def _checkerboard() -> np.ndarray:
+    """Gray 800 × 600 picture of the 10 × 10 board (bright where (i + j) is even) on a mid-gray table."""
+    img = np.full((600, 800), 128, np.uint8)
+    for i in range(10):
+        for j in range(10):
+            corners = _to_image(np.array([[i, j], [i + 1, j], [i + 1, j + 1], [i, j + 1]], dtype=np.float64))
+            cv2.fillConvexPoly(img, np.round(corners * 16).astype(np.int32), 200 if (i + j) % 2 == 0 else 60,
+                               lineType=cv2.LINE_AA, shift=4)
+    return cv2.GaussianBlur(img, (3, 3), 0)
+
+
+def test_quads_sit_on_the_squares_corners():
+    """Every inner square is found, of its own polarity, each vertex within a tenth of a square of the
+    square's true corner and a couple of pixels typically (the blobs are eroded apart, approximated by
+    four vertices and grown back; the lattice's fit through many of them is what must be sub-pixel).
+    Bits of the table between the board's edge squares may make quads of their own or join an edge
+    square's: the lattice leaves them out."""
+    quads, pols = find_quads(_checkerboard())
+    assert len(quads) > 0
+    hinv = np.linalg.inv(BOARD_H)
+    found = set()
+    errors = []
+    for q, pol in zip(quads, pols, strict=True):
+        uv = _to_image_inverse(hinv, q.mean(axis=0))
+        i, j = (int(np.floor(c)) for c in uv)
+        if not (1 <= i < 9 and 1 <= j < 9):  # the edge squares' blobs may take in some of the table
+            continue
+        true = _to_image(np.array([[i, j], [i + 1, j], [i + 1, j + 1], [i, j + 1]], dtype=np.float64))
+        # the quad's vertices, clockwise, match the square's corners in some rotation
+        err = min(np.abs(np.roll(true, -r, axis=0) - q).max() for r in range(4))
+        side = np.linalg.norm(true[1] - true[0])
+        assert err < 0.1 * side, (i, j, err, side)
+        errors.append(err)
+        assert pol == int((i + j) % 2 == 0)
+        found.add((i, j))
+    inner = {(i, j) for i in range(1, 9) for j in range(1, 9)}
+    assert inner <= found
+    assert np.median(errors) < 2.5
+    on_board = [0 <= c < 10 for q in quads for c in _to_image_inverse(hinv, q.mean(axis=0))]
+    assert np.mean(on_board) > 0.9
+
+
+def _to_image_inverse(hinv: np.ndarray, p: np.ndarray) -> np.ndarray:
+    ph = hinv @ np.array([p[0], p[1], 1.0])
+    return ph[:2] / ph[2]
+
+
+def test_the_lattice_through_the_quads_is_the_boards():
+    """The best lattice explains the board's squares and maps its cells' corners onto the true ones to
+    well under a pixel, whichever square seeded it (its cells are numbered from the seed)."""
+    fit = best_lattice(*find_quads(_checkerboard()))
+    assert fit is not None and len(fit.cells) >= 64
+    uv = fit.cells.astype(np.float64)
+    ph = np.c_[uv, np.ones(len(uv))] @ fit.h.T
+    seen = ph[:, :2] / ph[:, 2:3]
+    # the same points in the board's own numbering: the lattices differ by a whole-square shift and a
+    # quarter turn, which the corners' positions pin down
+    back = np.array([_to_image_inverse(np.linalg.inv(BOARD_H), p) for p in seen])
+    assert np.abs(back - np.round(back)).max() < 0.05
+    assert np.ptp(np.round(back), axis=0).min() >= 7  # the lattice spans the board, not a corner of it
+
+
+def _density_all_pairs(quads: np.ndarray) -> np.ndarray:
+    """The seed ranking as first written: every pair of quads compared."""
+    areas = np.array([cv2.contourArea(q.astype(np.float32)) for q in quads])
+    centres = quads.mean(axis=1)
+    side = np.sqrt(np.maximum(areas, 1.0))
+    dist = np.linalg.norm(centres[:, None] - centres[None], axis=2)
+    ratio = areas[:, None] / np.maximum(areas[None], 1.0)
+    near = (dist < 1.7 * side[:, None]) & (dist > 0.5 * side[:, None]) & (ratio > 0.5) & (ratio < 2.0)
+    return near.sum(axis=1) + 0.01 * side / side.max()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 400), st.integers(0, 2**31 - 1), st.floats(2.0, 60.0))
+def test_neighbour_density_counts_as_all_pairs_do(n, seed, size):
+    """Comparing only pairs within reach along x counts the same neighbours as comparing all pairs."""
+    rng = np.random.default_rng(seed)
+    centres = rng.uniform(0, 600, (n, 2))
+    # squares of varied size and turn, a few with the same centre (the same square found twice)
+    centres[rng.random(n) < 0.2] = centres[0]
+    half = size * rng.uniform(0.3, 1.5, n)
+    turn = rng.uniform(0, np.pi / 2, n)
+    offsets = np.stack([np.cos(turn + k * np.pi / 2) for k in range(4)], axis=1)[..., None] * [1, 0] \
+        + np.stack([np.sin(turn + k * np.pi / 2) for k in range(4)], axis=1)[..., None] * [0, 1]
+    quads = centres[:, None, :] + offsets * half[:, None, None] * np.sqrt(2)
+    assert np.array_equal(_neighbour_density(quads), _density_all_pairs(quads))
