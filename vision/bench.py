@@ -16,7 +16,9 @@ printed boards of flat colours of any hue instead of wood (``vision.render.param
 the plain scenes' kings show (``vision.render.params.with_seamless_kings``; real sets often sit flush).
 ``--cache DIR`` keeps the rendered scenes and reuses them (about half a run's time is rendering);
 ``--wrong`` lists the boards read wrong, square by square, to see what to work on next.
-Progress goes to stderr, figures to stdout.
+Last, frames with no board in view (the table beside the first scenes' boards, and noise) are searched in
+full: none may be taken for a board, and the time they cost is what the watch loop pays per frame while
+the board is out of view. Progress goes to stderr, figures to stdout.
 """
 
 from __future__ import annotations
@@ -376,9 +378,62 @@ class RenderCache:
         return scene
 
 
+N_TABLES = 10  # frames with no board: the table beside the first scenes' boards (:func:`table_beside`)
+
+
+def table_beside(image: np.ndarray, corners: dict[str, tuple[float, float]],
+                 margin: int = 10, least: int = 200) -> np.ndarray | None:
+    """The table beside the board: the wider strip of ``image`` left or right of the board's corners
+    (``margin`` px clear of them), stretched back to the image's size; None when neither strip is
+    ``least`` px wide. A frame with the board out of view, as the watch loop sees before the game."""
+    xs = [x for x, _ in corners.values()]
+    h, w = image.shape[:2]
+    left, right = image[:, :max(int(min(xs)) - margin, 0)], image[:, min(int(max(xs)) + margin + 1, w):]
+    strip = left if left.shape[1] >= right.shape[1] else right
+    if strip.shape[1] < least:
+        return None
+    return cv2.resize(strip, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+@dataclass
+class NoBoard:
+    """Frames with no board in view: how many were read as a board anyway, and the full detection's time."""
+
+    frames: int = 0
+    found: int = 0
+    ms: list[float] = field(default_factory=list)
+
+    def read(self, frame: np.ndarray) -> None:
+        t = time.perf_counter()
+        res = VisionPipeline().process(frame, 0.0)
+        self.ms.append((time.perf_counter() - t) * 1000)
+        self.frames += 1
+        self.found += res.found
+
+    def lines(self) -> list[str]:
+        if not self.frames:
+            return ["rendered, no board in view: no scene left room for the table beside its board"]
+        return [f"rendered, no board in view (the table beside {self.frames - 1} scenes' boards, one frame of "
+                f"noise): {self.frames} frames",
+                f"  boards found           {self.found} (there is none)",
+                f"  ms per frame           full detection median {np.median(self.ms):.1f} (max {max(self.ms):.1f})"]
+
+
+def run_no_board(tables: list[np.ndarray], size: tuple[int, int], seed: int) -> NoBoard:
+    """:class:`NoBoard` over ``tables`` and one frame of seeded noise of ``size`` (w, h)."""
+    out = NoBoard()
+    noise = np.random.default_rng(seed).integers(0, 256, (size[1], size[0], 3), dtype=np.uint8)
+    for frame in [*tables, noise]:
+        out.read(frame)
+    return out
+
+
 def run_synthetic(n: int, size: tuple[int, int], seed: int, thick: bool = False,
                   printed: bool = False, off_centre: bool = False,
-                  cache: Path | str | None = None, seamless: bool = False) -> tuple[Tally, Tally]:
+                  cache: Path | str | None = None, seamless: bool = False,
+                  tables: list[np.ndarray] | None = None) -> tuple[Tally, Tally]:
+    """The calibrated and uncalibrated tallies over ``n`` scenes; ``tables`` (if given) collects up to
+    :data:`N_TABLES` frames of the table beside their boards (:func:`table_beside`)."""
     calibrated, default = Tally(), Tally()
     variant = "-".join(k for k, on in (("thick", thick), ("printed", printed), ("offc", off_centre),
                                        ("seamless", seamless)) if on)
@@ -390,6 +445,10 @@ def run_synthetic(n: int, size: tuple[int, int], seed: int, thick: bool = False,
         image, start_img, corners, occluded = scene.image, scene.start, scene.corners, scene.occluded
         board, hand_on_board = scene.board, scene.hand_on_board
         crown = crown_px(params)
+        if tables is not None and len(tables) < N_TABLES:
+            table = table_beside(image, corners)
+            if table is not None:
+                tables.append(table)
         for tally, calib in ((calibrated, True), (default, False)):
             # Uncalibrated: no colour model, but the caller says where White sits (the a1 corner), as the
             # watch loop does after the first start position; otherwise a mid-game board has no known side.
@@ -626,15 +685,17 @@ def main(argv: list[str] | None = None) -> int:
             except OSError as exc:
                 print(f"dama bench vision: cannot use the cache {args.cache}: {exc}", file=sys.stderr)
                 return 2
+        tables: list[np.ndarray] = []
         calibrated, default = run_synthetic(args.n, (w, h), args.seed, args.thick_pieces,
                                             args.printed_boards, args.off_centre, args.cache,
-                                            args.seamless_kings)
+                                            args.seamless_kings, tables)
         for tally, name in ((calibrated, "rendered, calibrated (colour model from the start position)"),
                             (default, "rendered, uncalibrated (default colour model; the caller gives a1)")):
             print("\n".join(tally.lines(name)))
             if args.wrong:
                 print(f"  boards wrong where a king's height shows ({len(tally.wrong)}):")
                 print("\n".join(f"    {line}" for line in tally.wrong))
+        print("\n".join(run_no_board(tables, (w, h), args.seed).lines()))
     if not args.no_photos:
         photos = run_photos()
         if photos is None:

@@ -138,3 +138,30 @@ def test_the_lens_figure_measures_the_shift_against_the_scenes_camera():
     long[0, 0] *= 1.3
     long[1, 1] *= 1.3
     assert abs(shift_error(h, params, False, long) - np.log(1.3)) < 0.1
+
+
+def test_the_table_beside_a_board_is_searched_in_full_and_never_taken_for_a_board():
+    """`dama bench vision`'s frames with no board in view: the table beside a small board, stretched to the
+    frame's size, and noise. Neither is read as a board; the board's own frame is (the count is real)."""
+    from vision.bench import NoBoard, run_no_board, table_beside
+    from vision.geometry import START_BOARD
+    from vision.render import random_scene_params, render_scene
+
+    params = random_scene_params(np.random.default_rng(3), size=(640, 360), fill=(0.3, 0.35))
+    shot = render_scene(START_BOARD, params)
+    table = table_beside(shot.image, shot.corners, least=100)
+    assert table is not None and table.shape == shot.image.shape
+    none = run_no_board([table], (640, 360), seed=1)
+    assert (none.frames, none.found, len(none.ms)) == (2, 0, 2)
+    assert "boards found           0 (there is none)" in "\n".join(none.lines())
+    with_board = NoBoard()
+    with_board.read(shot.image)
+    assert with_board.found == 1
+
+
+def test_no_table_is_cut_beside_a_board_that_spans_the_frame():
+    from vision.bench import NoBoard, table_beside
+
+    corners = {"a1": (5.0, 350.0), "h1": (635.0, 350.0), "h8": (600.0, 10.0), "a8": (40.0, 10.0)}
+    assert table_beside(np.zeros((360, 640, 3), np.uint8), corners) is None
+    assert "no scene left room" in NoBoard().lines()[0]
