@@ -77,11 +77,14 @@ def grow(quads: np.ndarray, pols: np.ndarray, seed: int, rounds: int = 12, loose
             uv = np.nan_to_num(uv, nan=1e9, posinf=1e9, neginf=-1e9)
         cell = np.floor(uv).astype(np.int64)
         off = np.abs(uv - cell - 0.5).max(axis=1)
+        # Centre and colour parity first: the distance to the accepted cells only for those left.
+        near = (off < (max(0.22, LOOSE_CENTRE) if loose else 0.22)) & (
+            ((cell[:, 0] + cell[:, 1]) % 2 == parity) == (pols == 1))
         known = cells[accepted] if accepted.any() else np.zeros((1, 2), dtype=np.int64)
-        reach = np.abs(cell[:, None, :] - known[None, :, :]).max(axis=2).min(axis=1)
+        reach = np.full(len(quads), np.iinfo(np.int64).max)
+        reach[near] = np.abs(cell[near][:, None, :] - known[None, :, :]).max(axis=2).min(axis=1)
         beside = loose & (reach <= 1)
-        ok = (off < 0.22) | (beside & (off < LOOSE_CENTRE))
-        ok &= ((cell[:, 0] + cell[:, 1]) % 2 == parity) == (pols == 1)
+        ok = near & ((off < 0.22) | (beside & (off < LOOSE_CENTRE)))
         # Grow locally: only within four cells of those already accepted (the seed at first; four so
         # that rows hidden by tall pieces can be jumped). Clutter far away that happens to fit the
         # extrapolated lattice is never taken in.
@@ -136,19 +139,19 @@ def lattices(quads: np.ndarray, pols: np.ndarray, max_seeds: int = 12, loose: bo
     density = _neighbour_density(quads)
     seeds = np.argsort(-density)[: max_seeds * 4]
     fits: list[LatticeFit] = []
-    inverses: list[np.ndarray] = []  # of the fits' homographies, for the seed test
+    seed_centres = quads[seeds].mean(axis=1)
+    explained = np.zeros(len(seeds), dtype=bool)  # by a hypothesis grown so far: not tried again
     n_tried = 0
-    for s in seeds:
+    for k, s in enumerate(seeds):
         if n_tried >= max_seeds:
             break
-        # Skip seeds already explained by a hypothesis.
-        if any(_explains(f, hinv, quads[s]) for f, hinv in zip(fits, inverses, strict=True)):
+        if explained[k]:
             continue
         n_tried += 1
         fit = grow(quads, pols, int(s), loose=loose)
         if fit is not None:
             fits.append(fit)
-            inverses.append(np.linalg.inv(fit.h))
+            explained |= _explains(fit, seed_centres)
     return sorted(fits, key=lambda f: -len(f.cells))
 
 
@@ -181,11 +184,10 @@ def _neighbour_density(quads: np.ndarray) -> np.ndarray:
     return np.bincount(a[near], minlength=len(quads)) + 0.01 * side / side.max()
 
 
-def _explains(fit: LatticeFit, hinv: np.ndarray, quad: np.ndarray) -> bool:
-    """Whether ``quad``'s centre lies in a cell ``fit`` accepted (``hinv``: the inverse of ``fit.h``)."""
-    uv = _apply(hinv, quad.mean(axis=0)[None])[0]
-    key = np.floor(uv).astype(np.int64)
-    return bool((fit.cells == key).all(axis=1).any())
+def _explains(fit: LatticeFit, centres: np.ndarray) -> np.ndarray:
+    """(N,) whether each of ``centres`` (N, 2) lies in a cell ``fit`` accepted."""
+    key = np.floor(_apply(np.linalg.inv(fit.h), centres)).astype(np.int64)
+    return (key[:, None, :] == fit.cells[None, :, :]).all(axis=2).any(axis=1)
 
 
 def best_lattice(quads: np.ndarray, pols: np.ndarray, max_seeds: int = 12) -> LatticeFit | None:
