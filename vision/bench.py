@@ -378,6 +378,36 @@ class RenderCache:
         return scene
 
 
+def reference_ms(reps: int = 30) -> float:
+    """Median ms of a fixed workload of library calls alone (OpenCV and numpy on one thread, none of this
+    project's code), of about the mix a tracking frame makes: a warp to a top view, a Lab conversion, a
+    gradient, a partition and a small product. This machine's speed at the moment: it varies by half
+    within the hour, so timings of runs made at different hours compare only by their ratio to it."""
+    from vision.squarenet import _blas
+
+    rng = np.random.default_rng(0)
+    frame = rng.integers(0, 256, (720, 1280, 3), dtype=np.uint8)
+    warp = np.array([[2.5, 0.3, 300.0], [-0.2, 2.4, 100.0], [1e-4, 2e-4, 1.0]])
+    values = rng.standard_normal((32, 3, 256)).astype(np.float32)
+    x, w = (rng.standard_normal(shape).astype(np.float32) for shape in ((32, 800), (800, 256)))
+    times = []
+    with _blas().limit(limits=1, user_api="blas"):
+        for _ in range(reps):
+            t = time.perf_counter()
+            top = cv2.warpPerspective(frame, warp, (160, 160), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP)
+            cv2.Sobel(cv2.cvtColor(top, cv2.COLOR_BGR2Lab).astype(np.float32), cv2.CV_32F, 1, 0, ksize=3)
+            np.partition(values, 128, axis=-1)
+            np.maximum(x @ w, 0.0)
+            times.append((time.perf_counter() - t) * 1000)
+    return float(np.median(times))
+
+
+def reference_line(before: float, after: float) -> str:
+    """The machine's speed line: :func:`reference_ms` before and after the run's timings."""
+    return (f"machine speed: reference workload {before:.2f} ms before the run, {after:.2f} ms after (library "
+            f"calls alone; the ms figures of runs at different hours compare by their ratio to it)")
+
+
 N_TABLES = 10  # frames with no board: the table beside the first scenes' boards (:func:`table_beside`)
 
 
@@ -502,7 +532,7 @@ def load_photo_labels(root: Path = PHOTO_LABELS) -> list[dict]:
 def run_photos(root: Path = PHOTO_ROOT) -> dict | None:
     """The figures on the labelled real photos (see docs/vision.md): localization on every photo, and
     orientation and the 32 squares on those with an observation label (kings counted as men: the labels
-    write them so)."""
+    write them so). None without labels, or without any of the labelled photos under ``root``."""
     labels = load_photo_labels()
     if not labels or not root.is_dir():
         return None
@@ -510,7 +540,8 @@ def run_photos(root: Path = PHOTO_ROOT) -> dict | None:
            "ms": [], "misses": [], "boards": []}
     images = {}
     for lab in labels:
-        image = cv2.imread(str(root / lab["image"]))
+        path = root / lab["image"]
+        image = cv2.imread(str(path)) if path.is_file() else None
         if image is None:
             continue
         images[lab["image"]] = image
@@ -535,6 +566,8 @@ def run_photos(root: Path = PHOTO_ROOT) -> dict | None:
                 out["sb_errors"].extend(err.tolist())
         else:
             out["misses"].append(lab["image"])
+    if not out["photos"]:
+        return None  # a folder without the labelled photos
     with_board = [lab for lab in labels if lab.get("board") and lab.get("a1") and lab["image"] in images]
     out["boards"] = [read_photo(lab, images, with_board) for lab in with_board]
     return out
@@ -678,6 +711,7 @@ def main(argv: list[str] | None = None) -> int:
     kinds = "".join([", thick pieces"] * args.thick_pieces + [", printed boards"] * args.printed_boards
                     + [", pieces off centre"] * args.off_centre + [", seamless kings"] * args.seamless_kings)
     print(f"dama bench vision  (seed {args.seed}, {w}x{h}{kinds}, one OpenCV thread)")
+    speed_before = reference_ms()
     if not args.photos_only:
         if args.cache is not None:
             try:  # told at once, not after the first scene is rendered
@@ -697,9 +731,10 @@ def main(argv: list[str] | None = None) -> int:
                 print("\n".join(f"    {line}" for line in tally.wrong))
         print("\n".join(run_no_board(tables, (w, h), args.seed).lines()))
     if not args.no_photos:
-        photos = run_photos()
+        photos = run_photos(PHOTO_ROOT)
         if photos is None:
             print("real photos: no labels or photos found")
         else:
             print("\n".join(photo_lines(photos)))
+    print(reference_line(speed_before, reference_ms()))
     return 0

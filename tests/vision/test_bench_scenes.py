@@ -165,3 +165,31 @@ def test_no_table_is_cut_beside_a_board_that_spans_the_frame():
     corners = {"a1": (5.0, 350.0), "h1": (635.0, 350.0), "h8": (600.0, 10.0), "a8": (40.0, 10.0)}
     assert table_beside(np.zeros((360, 640, 3), np.uint8), corners) is None
     assert "no scene left room" in NoBoard().lines()[0]
+
+
+def test_the_machine_speed_is_timed_by_library_calls_alone():
+    """The benchmark's reference workload: this machine's speed at the moment, to compare runs by."""
+    from vision.bench import reference_line, reference_ms
+
+    ms = reference_ms(reps=3)
+    assert np.isfinite(ms) and ms > 0.0
+    assert "reference workload 1.00 ms before the run, 1.25 ms after" in reference_line(1.0, 1.25)
+
+
+def test_photos_only_without_the_photos_says_so_and_still_times_the_machine(tmp_path, monkeypatch, capsys):
+    """`dama bench vision --photos-only` where the photos are not (a folder without them): said in one line,
+    no figures of nothing, no OpenCV warnings per missing file."""
+    import cv2
+
+    import vision.bench as bench
+
+    monkeypatch.setattr(bench, "PHOTO_ROOT", tmp_path)
+    threads = cv2.getNumThreads()
+    try:
+        assert bench.main(["--photos-only"]) == 0
+    finally:
+        cv2.setNumThreads(threads)
+    out = capsys.readouterr().out
+    assert "real photos: no labels or photos found" in out
+    assert "board found" not in out
+    assert "machine speed: reference workload" in out
