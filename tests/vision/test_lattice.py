@@ -9,17 +9,19 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vision.geometry import project
 from vision.lattice import _neighbour_density, best_lattice
 from vision.quads import find_quads
 
 # lattice (u, v) in squares -> image pixels: a 10 × 10 checkerboard seen in perspective and turned
 BOARD_H = cv2.getPerspectiveTransform(np.float32([[0, 0], [10, 0], [10, 10], [0, 10]]),
                                       np.float32([[212, 95], [598, 140], [640, 520], [150, 470]])).astype(np.float64)
+BOARD_H_INV = np.linalg.inv(BOARD_H)
 
 
-def _to_image(pts: np.ndarray) -> np.ndarray:
-    ph = np.c_[pts, np.ones(len(pts))] @ BOARD_H.T
-    return ph[:, :2] / ph[:, 2:3]
+def _square(i: int, j: int) -> np.ndarray:
+    """Image corners of the board's square (i, j), clockwise."""
+    return project(BOARD_H, np.array([[i, j], [i + 1, j], [i + 1, j + 1], [i, j + 1]], dtype=np.float64))
 
 
 def _checkerboard() -> np.ndarray:
@@ -27,8 +29,7 @@ def _checkerboard() -> np.ndarray:
     img = np.full((600, 800), 128, np.uint8)
     for i in range(10):
         for j in range(10):
-            corners = _to_image(np.array([[i, j], [i + 1, j], [i + 1, j + 1], [i, j + 1]], dtype=np.float64))
-            cv2.fillConvexPoly(img, np.round(corners * 16).astype(np.int32), 200 if (i + j) % 2 == 0 else 60,
+            cv2.fillConvexPoly(img, np.round(_square(i, j) * 16).astype(np.int32), 200 if (i + j) % 2 == 0 else 60,
                                lineType=cv2.LINE_AA, shift=4)
     return cv2.GaussianBlur(img, (3, 3), 0)
 
@@ -41,15 +42,13 @@ def test_quads_sit_on_the_squares_corners():
     square's: the lattice leaves them out."""
     quads, pols = find_quads(_checkerboard())
     assert len(quads) > 0
-    hinv = np.linalg.inv(BOARD_H)
     found = set()
     errors = []
     for q, pol in zip(quads, pols, strict=True):
-        uv = _to_image_inverse(hinv, q.mean(axis=0))
-        i, j = (int(np.floor(c)) for c in uv)
+        i, j = (int(c) for c in np.floor(project(BOARD_H_INV, q.mean(axis=0))[0]))
         if not (1 <= i < 9 and 1 <= j < 9):  # the edge squares' blobs may take in some of the table
             continue
-        true = _to_image(np.array([[i, j], [i + 1, j], [i + 1, j + 1], [i, j + 1]], dtype=np.float64))
+        true = _square(i, j)
         # the quad's vertices, clockwise, match the square's corners in some rotation
         err = min(np.abs(np.roll(true, -r, axis=0) - q).max() for r in range(4))
         side = np.linalg.norm(true[1] - true[0])
@@ -60,13 +59,8 @@ def test_quads_sit_on_the_squares_corners():
     inner = {(i, j) for i in range(1, 9) for j in range(1, 9)}
     assert inner <= found
     assert np.median(errors) < 2.5
-    on_board = [0 <= c < 10 for q in quads for c in _to_image_inverse(hinv, q.mean(axis=0))]
-    assert np.mean(on_board) > 0.9
-
-
-def _to_image_inverse(hinv: np.ndarray, p: np.ndarray) -> np.ndarray:
-    ph = hinv @ np.array([p[0], p[1], 1.0])
-    return ph[:2] / ph[2]
+    uv = project(BOARD_H_INV, quads.mean(axis=1))
+    assert np.mean((uv >= 0) & (uv < 10)) > 0.9
 
 
 def test_the_lattice_through_the_quads_is_the_boards():
@@ -74,12 +68,10 @@ def test_the_lattice_through_the_quads_is_the_boards():
     well under a pixel, whichever square seeded it (its cells are numbered from the seed)."""
     fit = best_lattice(*find_quads(_checkerboard()))
     assert fit is not None and len(fit.cells) >= 64
-    uv = fit.cells.astype(np.float64)
-    ph = np.c_[uv, np.ones(len(uv))] @ fit.h.T
-    seen = ph[:, :2] / ph[:, 2:3]
+    seen = project(fit.h, fit.cells.astype(np.float64))
     # the same points in the board's own numbering: the lattices differ by a whole-square shift and a
     # quarter turn, which the corners' positions pin down
-    back = np.array([_to_image_inverse(np.linalg.inv(BOARD_H), p) for p in seen])
+    back = project(BOARD_H_INV, seen)
     assert np.abs(back - np.round(back)).max() < 0.05
     assert np.ptp(np.round(back), axis=0).min() >= 7  # the lattice spans the board, not a corner of it
 
