@@ -256,3 +256,35 @@ def test_no_board_in_any_view(get_scene, what):
         img[max(int(min(ys)) - 10, 0):int(max(ys)) + 10, max(int(min(xs)) - 10, 0):int(max(xs)) + 10] = 0
     with pytest.raises(NotFound):
         localize_frame(img)
+
+
+def test_a_fit_short_of_confirmed_corners_is_refined_again(monkeypatch, get_bench_draw):
+    """Scene 339 of `dama bench vision --seed 2`: a start position with a hand over one corner. The lattice
+    the coarse search extrapolates is half a square off at the far corner, and one refinement confirms 11
+    inner corners there (vision.localize.MIN_INLIERS is 12). Each further pass starts nearer and confirms
+    more (vision.localize._refined_further), and the board is found with its corners in place; with no
+    further pass it is not found at all."""
+    import vision.localize as loc
+    from vision.render import render_scene
+
+    i, params, board, hand, mirrored = get_bench_draw(2, 339)
+    r = render_scene(board, params, hand=hand, seed=i)
+    assert hand is not None and not mirrored
+    gray = to_gray(r.image)
+    fit = localize(gray)
+    assert fit.inliers >= loc.MIN_INLIERS
+    side = np.linalg.norm(np.subtract(r.corners["a1"], r.corners["h1"])) / 8  # about 37 px
+    assert _corner_errors(_image_corners(fit), r.corners).max() < 0.15 * side
+    monkeypatch.setattr(loc, "REFINE_AGAIN", 0)
+    with pytest.raises(NotFound):
+        localize(gray)
+
+
+def test_a_fit_with_enough_corners_is_not_refined_again(get_scene):
+    """Only a fit short of ``MIN_INLIERS`` pays for more passes: any other is returned as it is, so the
+    boards found with one pass keep their fits."""
+    from vision.localize import MIN_INLIERS, _refined_further
+
+    fit = localize(to_gray(get_scene(0).image))
+    assert fit.inliers >= MIN_INLIERS
+    assert _refined_further(to_gray(get_scene(0).image), fit) is fit
