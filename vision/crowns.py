@@ -33,12 +33,12 @@ height decides, and a man of thick discs looks like a king of thin ones; a king 
 (as real kings sit, with no seam between them) looked to the lone reader like a man. The pair reader
 sees the piece's strip and, beside it as further channels, the strip of a man of the same set under the
 same camera: the man seen on its square in a known position (``vision.men_seen``), or one near it (within
-``NEAR_SQUARES``), or, in a picture with no known position, the board's least king-like piece near it
-(:func:`least_king_like_near`). Its shape features follow the piece's. The same network otherwise, trained
-with ``--pairs`` on pieces each drawn a man of their scene afresh every epoch, half of the time from its
-own square in another board of the scene. The pipeline adds a share of its logit to the lone reader's
-weighed one (``vision.pipeline.PAIR_WEIGHT``, ``PAIR_KING_FROM``; docs/vision.md,
-"Beside a man of this set").
+``NEAR_SQUARES``), or, in a picture with no known position, the board's least king-like piece near it,
+else anywhere on the board (:func:`least_king_like_near`). Its shape features follow the piece's. The
+same network otherwise, trained with ``--pairs`` on pieces each drawn a man of their scene afresh every
+epoch, half of the time from its own square in another board of the scene. The pipeline adds a share
+of its logit to the lone reader's weighed one (``vision.pipeline.PAIR_WEIGHT``, ``PAIR_KING_FROM``;
+docs/vision.md, "Beside a man of this set").
 """
 
 from __future__ import annotations
@@ -109,14 +109,27 @@ def split_inputs(flat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def least_king_like_near(logits: np.ndarray, pieces: np.ndarray, centres: np.ndarray) -> np.ndarray:
     """(N,) for every square, the square of ``pieces`` (N, bool) within ``NEAR_SQUARES`` of it at ``centres``
-    (N, 2) whose king ``logits`` are lowest (its likeliest man, to weigh it against), -1 where none."""
+    (N, 2) whose king ``logits`` are lowest (its likeliest man, to weigh it against); where none is that
+    near, the least king-like of the board's other pieces wherever it stands; -1 where there is no other.
+
+    Near is better: how tall a man looks changes across the board with the camera's slant. But a man
+    further off still tells the set's height, which a piece read alone cannot: on the fhgr photos the
+    kings stand on boards of five pieces, none within 2.3 squares of another, and beside the farther
+    man 6 of their 9 are found in single pictures (3 alone) and 19 of 27 calibrated on another photo
+    (9), with no man crowned (docs/vision.md, "Beside a man of this set").
+    """
     logits = np.asarray(logits, dtype=np.float64)
     centres = np.asarray(centres, dtype=np.float64)
     dist = np.linalg.norm(centres[:, None, :] - centres[None, :, :], axis=2)
-    ok = (dist > 0) & (dist <= NEAR_SQUARES) & np.asarray(pieces, dtype=bool)[None, :] & np.isfinite(logits)[None, :]
-    score = np.where(ok, logits[None, :], np.inf)
-    best = score.argmin(axis=1)
-    return np.where(np.isfinite(score[np.arange(len(logits)), best]), best, -1)
+    other = (dist > 0) & np.asarray(pieces, dtype=bool)[None, :] & np.isfinite(logits)[None, :]
+    rows = np.arange(len(logits))
+    out = np.full(len(logits), -1)
+    for ok in (other & (dist <= NEAR_SQUARES), other):
+        score = np.where(ok, logits[None, :], np.inf)
+        best = score.argmin(axis=1)
+        found = (out < 0) & np.isfinite(score[rows, best])
+        out[found] = best[found]
+    return out
 
 
 def unfold(x: np.ndarray, k: int) -> np.ndarray:

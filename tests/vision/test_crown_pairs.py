@@ -61,7 +61,9 @@ def test_a_lone_readers_weights_do_not_load_as_a_pair_reader(tmp_path):
 
 @settings(max_examples=80, deadline=None)
 @given(st.lists(st.one_of(st.none(), st.floats(-20, 20)), min_size=32, max_size=32))
-def test_the_man_beside_a_piece_is_its_least_king_like_neighbour(values):
+def test_the_man_beside_a_piece_is_its_least_king_like_neighbour_else_the_boards(values):
+    """The least king-like other piece within NEAR_SQUARES; where none is that near, the least king-like
+    other piece of the board; -1 only on a board with no other piece."""
     logits = np.array([np.nan if v is None else v for v in values])
     pieces = np.isfinite(logits)
     near = least_king_like_near(logits, pieces, CELLS)
@@ -69,9 +71,24 @@ def test_the_man_beside_a_piece_is_its_least_king_like_neighbour(values):
         dist = np.linalg.norm(CELLS - CELLS[s], axis=1)
         cands = np.flatnonzero(pieces & (dist > 0) & (dist <= NEAR_SQUARES))
         if len(cands) == 0:
+            cands = np.flatnonzero(pieces & (dist > 0))
+        if len(cands) == 0:
             assert near[s] == -1
         else:
             assert near[s] in cands and logits[near[s]] == logits[cands].min()
+
+
+def test_a_piece_with_no_neighbour_is_weighed_against_a_man_further_off():
+    """Two pieces on the two dark corner squares, nothing between them: each is weighed against the other."""
+    logits = np.full(32, np.nan)
+    a1, h8 = 0, 31  # lattice cells (0, 0) and (7, 7)
+    assert np.linalg.norm(CELLS[a1] - CELLS[h8]) > NEAR_SQUARES
+    logits[[a1, h8]] = [4.0, -3.0]
+    near = least_king_like_near(logits, np.isfinite(logits), CELLS)
+    assert near[a1] == h8 and near[h8] == a1
+    lone = np.full(32, np.nan)
+    lone[a1] = 4.0
+    assert least_king_like_near(lone, np.isfinite(lone), CELLS)[a1] == -1
 
 
 def _references(seed: int):

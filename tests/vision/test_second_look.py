@@ -53,7 +53,7 @@ def test_patches_cut_without_a_shift_are_the_networks_own_inputs(monkeypatch, ge
         np.testing.assert_array_equal(again[1, look.AB_END:], x[k, look.AB_END:])
 
 
-@pytest.mark.parametrize("i", [0, 18, 92])
+@pytest.mark.parametrize("i", [0, 18, 94])
 def test_pieces_set_down_off_centre_are_read_and_no_hand_is_reported(monkeypatch, get_bench_draw, i):
     """Scenes of `dama bench vision --off-centre` with no hand in the picture, which the network alone
     reported a hand over: with the second look the board reads right (kings as men) and no hand."""
