@@ -64,8 +64,8 @@ def light_reference(feat: CellFeatures, bright_parity: int, light_ok: np.ndarray
     srt = np.sort(neigh, axis=1)
     lo = np.maximum(n_ok - 1, 0) // 2
     hi = n_ok // 2
-    pick = lambda i: np.take_along_axis(srt, np.broadcast_to(i[:, None, None], (32, 1, 3)), axis=1)[:, 0]  # noqa: E731
-    ref = 0.5 * (pick(lo) + pick(np.minimum(hi, 3)))
+    rows = np.arange(len(srt))
+    ref = 0.5 * (srt[rows, lo] + srt[rows, np.minimum(hi, 3)])
     ref[n_ok < 1] = global_ref
     return ref
 

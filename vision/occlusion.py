@@ -23,6 +23,7 @@ the rest of its side of the frame (:func:`odd_margin`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 import cv2
 import numpy as np
@@ -60,7 +61,8 @@ def light_cover(feat: CellFeatures, bright_parity: int, board_contrast: float) -
     far = dist > 2.5 * tol
     # moderate departures that a neighbouring man leaning over explains are not a hand
     bad = (dist > tol) | (feat.spread[jj, ii] > 0.6)
-    bad &= ~((_leaning_piece(feat, jj, ii, lab, ref) | _shadowed(lab, ref)) & ~far)
+    if bad.any():  # most frames: none, and nothing to explain
+        bad &= ~((_leaning_piece(feat, jj, ii, lab, ref) | _shadowed(lab, ref)) & ~far)
     covered = np.zeros((8, 8), dtype=bool)
     covered[jj[bad], ii[bad]] = True
     strong = np.zeros((8, 8), dtype=bool)
@@ -260,11 +262,13 @@ class HandReading:
         return bool(self.foreign.any() or self.border)
 
 
+@lru_cache(maxsize=2)
 def _light_mask(bright_parity: int) -> np.ndarray:
-    """(GRID, GRID) bool: light cells of the lattice inside the margin."""
+    """(GRID, GRID) bool: light cells of the lattice inside the margin; read-only (every tracking frame asks)."""
     jj, ii = np.mgrid[0:8, 0:8]
     out = np.zeros((GRID, GRID), dtype=bool)
     out[1:9, 1:9] = (ii + jj) % 2 == bright_parity
+    out.flags.writeable = False
     return out
 
 
@@ -407,7 +411,7 @@ class HandWatch:
         (``vision.viewpoint``), tells which light squares a tall piece set down on or lifted from a
         changed dark square may cover whole (:func:`leaning_onto`); once nothing has moved for
         ``LEAN_QUIET_FRAMES``, such squares alone are no hand."""
-        if self._h is None or not _same_place(self._h, h_lattice):
+        if self._h is None or (not np.array_equal(self._h, h_lattice) and not _same_place(self._h, h_lattice)):
             self.reset()  # another numbering of the lattice: the old views no longer line up
         self._h = h_lattice.copy()
         view = self._view(frame, h_lattice)
