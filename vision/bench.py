@@ -16,6 +16,9 @@ printed boards of flat colours of any hue instead of wood (``vision.render.param
 the plain scenes' kings show (``vision.render.params.with_seamless_kings``; real sets often sit flush).
 ``--cache DIR`` keeps the rendered scenes and reuses them (about half a run's time is rendering);
 ``--wrong`` lists the boards read wrong, square by square, to see what to work on next.
+Each found board is timed in full detection, in the tracking frame after it (the same fit, every square
+read afresh) and in :data:`STILL_FRAMES` frames more of the same picture, a board held still (the last
+reading may stand: ``VisionPipeline._still_reading``).
 Last, frames with no board in view (the table beside the first scenes' boards, and noise) are searched in
 full: none may be taken for a board, and the time they cost is what the watch loop pays per frame while
 the board is out of view. Progress goes to stderr, figures to stdout.
@@ -38,7 +41,7 @@ import cv2
 import numpy as np
 
 from vision.geometry import CORNER_NAMES, START_BOARD
-from vision.pipeline import VisionPipeline
+from vision.pipeline import REUSE_FRAMES, VisionPipeline
 
 PHOTO_LABELS = Path(__file__).resolve().parent.parent / "tests" / "data" / "photos"
 # The real photos live in the workspace's shared folder beside the repository (../shared/photos); CI lays
@@ -112,6 +115,8 @@ class Tally:
     false_hands: int = 0
     ms_full: list[float] = field(default_factory=list)
     ms_track: list[float] = field(default_factory=list)
+    ms_still: list[float] = field(default_factory=list)  # frames of the board held still after the tracking one
+    still_reused: int = 0  # of those, frames on which the last reading stood
     kings: dict[str, list[int]] = field(default_factory=dict)  # tilt band -> [kings, found]
     kings_by_crown: dict[str, list[int]] = field(default_factory=dict)  # crown shift band -> [kings, found]
     squares_right_shown: int = 0  # exact, but a king whose height cannot be seen may read as a man
@@ -196,10 +201,20 @@ class Tally:
             out.append(f"  ms per frame           full detection median {np.median(self.ms_full):.1f} "
                        f"(p95 {np.percentile(self.ms_full, 95):.1f}), tracking median "
                        f"{np.median(self.ms_track):.1f} (p95 {np.percentile(self.ms_track, 95):.1f})")
+        if self.ms_still:
+            out.append(f"  ms per still frame     median {np.median(self.ms_still):.1f}, mean "
+                       f"{np.mean(self.ms_still):.1f} (p95 {np.percentile(self.ms_still, 95):.1f}) over the "
+                       f"{STILL_FRAMES} frames after it, the board held still; the last reading stood on "
+                       f"{100 * self.still_reused / len(self.ms_still):.0f} % of them (at most "
+                       f"{STILL_FRAMES - 1} in {STILL_FRAMES})")
         return out
 
 
 CROWN_BANDS = ("<3 px", "3-6 px", "6-10 px", "≥10 px")
+# Frames timed after the tracking frame with the picture unchanged, as most of a game's frames are: the
+# motion test has settled by then, and the last reading stands on all but every (REUSE_FRAMES + 1)-th
+# (vision.pipeline.VisionPipeline._still_reading), so these many are one whole cycle of it.
+STILL_FRAMES = REUSE_FRAMES + 1
 
 
 def _pct(log_error: float) -> str:
@@ -500,6 +515,11 @@ def run_synthetic(n: int, size: tuple[int, int], seed: int, thick: bool = False,
             vp.process(image, 0.04)
             tally.ms_full.append(ms_full)
             tally.ms_track.append((time.perf_counter() - t2) * 1000)
+            for k in range(STILL_FRAMES):
+                t3 = time.perf_counter()
+                vp.process(image, 0.08 + 0.04 * k)
+                tally.ms_still.append((time.perf_counter() - t3) * 1000)
+                tally.still_reused += vp._last is not None and vp._last[2] > 0  # the reading of before stood
             tally.corner_err.append(_corner_error(res.corners, corners))
             if vp._fit is not None:
                 tally.lens.append((params.tilt_deg, shift_error(vp._fit.h, params, mirrored)))

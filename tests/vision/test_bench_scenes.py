@@ -193,3 +193,17 @@ def test_photos_only_without_the_photos_says_so_and_still_times_the_machine(tmp_
     assert "real photos: no labels or photos found" in out
     assert "board found" not in out
     assert "machine speed: reference workload" in out
+
+
+def test_still_frames_are_timed_after_the_tracking_one_and_the_reading_stands_on_some():
+    """After each scene's tracking frame the benchmark shows the same picture for one cycle of the still
+    reading (vision.bench.STILL_FRAMES): the motion test settles and the last reading stands on at most all
+    but one of them (VisionPipeline._still_reading); the line says on how many it did."""
+    from vision.bench import STILL_FRAMES, run_synthetic
+
+    calibrated, default = run_synthetic(3, (640, 360), 1)
+    for tally in (calibrated, default):
+        assert len(tally.ms_still) == STILL_FRAMES * tally.found and tally.found >= 2
+        assert 0 < tally.still_reused <= (STILL_FRAMES - 1) * tally.found
+        line = next(x for x in tally.lines("rendered") if x.strip().startswith("ms per still frame"))
+        assert f"{100 * tally.still_reused / len(tally.ms_still):.0f} %" in line
