@@ -388,7 +388,7 @@ def _board_from_lattice(gray: np.ndarray, small: np.ndarray, scale: float, fit,
     if board.contrast < MIN_CONTRAST:
         raise NotFound("no checkerboard found (no light/dark squares)")
     board = _refined_further(gray, board)
-    if board.contrast < MIN_CONTRAST:
+    if board.contrast < MIN_CONTRAST:  # measured again where a further pass moved the fit
         raise NotFound("no checkerboard found (no light/dark squares)")
     if board.inliers < MIN_INLIERS:
         raise NotFound("checkerboard corners not confirmed")
