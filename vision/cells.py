@@ -75,6 +75,13 @@ def _light_index(bright_parity: int) -> tuple[np.ndarray, np.ndarray]:
     return jj, ii
 
 
+def _on_cells(values: np.ndarray, jj: np.ndarray, ii: np.ndarray) -> np.ndarray:
+    """An (8, 8, ...) grid holding ``values`` (n, ...) at cells (jj, ii), NaN elsewhere."""
+    out = np.full((8, 8, *values.shape[1:]), np.nan, dtype=values.dtype)
+    out[jj, ii] = values
+    return out
+
+
 def pad1(a: np.ndarray, value: float | bool = 0) -> np.ndarray:
     """``a`` with a one-cell border of ``value`` around its first two axes (np.pad's result, without its
     per-call overhead, which on these 8×8 grids costs more than the copy)."""
@@ -95,36 +102,40 @@ def median_last(a: np.ndarray) -> np.ndarray:
 def features(top_bgr: np.ndarray, bright_parity: int | None = None) -> CellFeatures:
     """Cell statistics of a lattice top view (BGR uint8).
 
-    ``inner`` and ``spread`` serve only the light squares (the hand test and the light references);
-    given ``bright_parity`` they are computed for those 32 cells alone (NaN on the dark ones), which
-    halves the cost of the frame's largest medians.
+    Given ``bright_parity``, each statistic is computed only where it is used (NaN elsewhere), which
+    halves the cost of the frame's largest medians: ``inner`` and ``spread`` on the light squares (the
+    hand test and the light references), ``corner``, ``corners4``, ``texture`` and ``ring`` on the dark
+    ones (the colour model and the square network); ``centre`` everywhere (both use it).
     """
     lab = lab_of(top_bgr)
     cells = lab.reshape(8, CELL, 8, CELL, 3).transpose(0, 2, 1, 3, 4).reshape(8, 8, CELL * CELL, 3)
     cm = CENTRE_MASK.ravel()
     km = CORNER_MASK.ravel()
     centre = cells[:, :, cm].mean(axis=2)
-    corners4 = np.stack([cells[:, :, m.ravel()].mean(axis=2) for m in CORNER4_MASKS], axis=2)
-    corner = median_last(np.ascontiguousarray(corners4.transpose(0, 1, 3, 2)))  # a piece leaning over one or
-    # two corners does not move it
     if bright_parity is None:
         jj, ii = np.nonzero(np.ones((8, 8), dtype=bool))
+        dj, di = jj, ii
     else:
         jj, ii = _light_index(bright_parity)
+        dj, di = _light_index(1 - bright_parity)
+    dark = cells[dj, di]  # (n, pixels, 3)
+    dark4 = np.stack([dark[:, m.ravel()].mean(axis=1) for m in CORNER4_MASKS], axis=1)  # (n, 4, 3)
+    corners4 = _on_cells(dark4, dj, di)
+    # a piece leaning over one or two corners does not move it
+    corner = _on_cells(median_last(np.ascontiguousarray(dark4.transpose(0, 2, 1))), dj, di)
     inner_px = cells[jj, ii][:, INNER_INDEX]  # (n, pixels, 3)
     med = median_last(np.ascontiguousarray(inner_px.transpose(0, 2, 1)))
     d = inner_px - med[:, None, :]
     far = (np.einsum("npc,npc->np", d, d) > 144.0).mean(axis=1)  # farther than 12 Lab units
-    inner = np.full((8, 8, 3), np.nan, dtype=lab.dtype)
-    spread = np.full((8, 8), np.nan)
-    inner[jj, ii] = med
-    spread[jj, ii] = far
-    texture = cells[:, :, cm, 0].std(axis=2)
+    inner = _on_cells(med, jj, ii)
+    spread = _on_cells(far, jj, ii)
+    texture = _on_cells(dark[:, cm, 0].std(axis=1), dj, di)
     gx = cv2.Sobel(lab, cv2.CV_32F, 1, 0, ksize=3)
     gy = cv2.Sobel(lab, cv2.CV_32F, 0, 1, ksize=3)
     # |∇Lab| / 8 with OpenCV's per-pixel ops (numpy's sum over a 3-long last axis is five times slower)
     mag = cv2.sqrt(cv2.transform(cv2.multiply(gx, gx) + cv2.multiply(gy, gy), _SUM_OVER_64))
-    mcells = mag.reshape(8, CELL, 8, CELL).transpose(0, 2, 1, 3).reshape(8, 8, CELL * CELL)
-    ring = mcells[:, :, RING_MASK.ravel()].mean(axis=2) - median_last(np.ascontiguousarray(mcells[:, :, km]))
+    mcells = mag.reshape(8, CELL, 8, CELL).transpose(0, 2, 1, 3).reshape(8, 8, CELL * CELL)[dj, di]
+    ring = _on_cells(mcells[:, RING_MASK.ravel()].mean(axis=1) - median_last(np.ascontiguousarray(mcells[:, km])),
+                     dj, di)
     return CellFeatures(centre=centre, corner=corner, corners4=corners4, inner=inner, spread=spread,
                         texture=texture, ring=ring, lab=lab)
