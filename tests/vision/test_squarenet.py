@@ -455,3 +455,33 @@ def test_the_bar_from_which_a_hand_seen_stands_may_differ_square_by_square():
     out = with_colour_model(net, model, seen, hand_seen=hand, hand_bar=np.array([0.5, COVERED_WITH_HAND]))
     np.testing.assert_allclose(out[0], net[0])  # the network's reading stands on the first
     assert out[1].argmax() == 0  # and the colours make the second the empty square
+
+
+@pytest.mark.parametrize("parity", [0, 1])
+def test_the_patches_picked_in_one_take_are_the_cut_and_mirrored_ones(get_scene, parity):
+    """board_inputs picks each dark cell's patches with precomputed indices: the same numbers as cutting
+    them out of the bordered top view (lightness at full, colour at half resolution) and mirroring the
+    margins beyond the board's edge, for either numbering of the lattice (which cells are dark)."""
+    import cv2
+
+    from vision.cells import features, warp_lattice
+    from vision.classify import dark_cells
+    from vision.geometry import FILES_RANKS, files_ranks_homography
+    from vision.squarenet import AB_END, CELL, PATCH, SIDE, _cell_patches
+
+    sc = get_scene(5)
+    top = warp_lattice(sc.image, files_ranks_homography(sc.corners, FILES_RANKS))
+    feat = features(top, parity)
+    x = board_inputs(top, feat, parity)
+    lab = cv2.copyMakeBorder(feat.lab, MARGIN, MARGIN, MARGIN, MARGIN, cv2.BORDER_REPLICATE)
+    half = cv2.resize(lab, None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
+    jj, ii = dark_cells(parity)[:, 1], dark_cells(parity)[:, 0]
+    want = np.zeros_like(x)
+    want[:, :SIDE * SIDE] = _cell_patches(lab[..., 0], CELL, SIDE)[jj, ii].reshape(32, -1)
+    want[:, SIDE * SIDE:AB_END] = _cell_patches(half[..., 1:], CELL // 2, PATCH)[jj, ii].reshape(32, -1)
+    mirror_edges(want, jj, ii)
+    # board_inputs gives them relative to the empty light square and in units of the board's contrast
+    for block in (slice(0, SIDE * SIDE), slice(SIDE * SIDE, AB_END, 2), slice(SIDE * SIDE + 1, AB_END, 2)):
+        for row in range(32):
+            slope, offset = np.polyfit(want[row, block], x[row, block], 1)
+            assert slope > 0 and np.abs(slope * want[row, block] + offset - x[row, block]).max() < 1e-4, row
