@@ -50,6 +50,11 @@ LEAN_COS = np.cos(np.pi / 4)
 LEAN_MIN_SHIFT = 0.25
 LEAN_PIECE_TOL = 12.0  # colour distance (L halved) of a dark cell's centre from the bare dark square: a piece
 LEAN_COLOUR_TOL = 10.0  # Lab units (a*b* for the hue) a leaned-over light cell may stray from its piece's colour
+# A light square that a neighbouring piece's top may cover (the lean as above, its colour within this many
+# Lab units of a mix of the empty light square and that piece's centre) and that has not changed for this
+# many frames is that top, however far it departs (HandWatch.check, docs/vision.md "A tall piece held still")
+LEAN_STILL_FRAMES = 25
+LEAN_STILL_COLOUR_TOL = 2 * LEAN_COLOUR_TOL
 SHADOW_HUE_TOL = 4.0  # Lab a*b* units a shadowed light square may stray from the empty colour scaled down
 
 
@@ -187,6 +192,38 @@ def leaned_over(feat: CellFeatures, bright_parity: int, shift: np.ndarray,
     return grid
 
 
+def lean_candidates(feat: CellFeatures, bright_parity: int, shift: np.ndarray) -> np.ndarray:
+    """(8, 8) bool: light cells a neighbouring piece's top may cover, by the lean and the colour alone.
+
+    :func:`leaned_over` excuses a square in one picture only when the colour proves the piece: a strong
+    departure needs the piece's own hue, and a piece's hue is unsure where it is nearly black or lit from
+    one side, while a dark piece on a dark square may not look like a piece at all there. Under a steep
+    camera a king's top then covers most of the light square behind it, and every frame of a board held
+    still called it a hand: the stabilizer passed nothing on for the rest of the game (4 of 536 scenes
+    without a hand on ``dama bench vision --seed 2``). Such a square is a candidate when it lies within
+    45° of a neighbour's lean, steep enough to reach it, and its colour is within ``LEAN_STILL_COLOUR_TOL``
+    of a mix of the empty light square and that neighbour's centre; :meth:`HandWatch.check` excuses a
+    candidate only once it has not changed for ``LEAN_STILL_FRAMES`` (a piece stands still, a hand does not
+    for long), and never a square it sees changed against the settled board.
+    """
+    light = light_cells(bright_parity)
+    jj, ii = light[:, 1], light[:, 0]
+    lab = feat.inner[jj, ii]
+    ref = median_last(np.ascontiguousarray(lab.T))
+    cells = dark_cells(bright_parity)
+    grid_shift = np.zeros((10, 10, 2))
+    grid_shift[cells[:, 1] + 1, cells[:, 0] + 1] = shift
+    centre = pad1(feat.centre)
+    out = np.zeros(len(jj), dtype=bool)
+    for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1)):  # the light cell minus the dark neighbour
+        y, x = jj + 1 - dj, ii + 1 - di
+        toward = _leans_toward(grid_shift[y, x], di, dj, LEAN_COS)  # never off the board: the padding's shift is zero
+        out |= toward & (_off_mix(lab, ref, centre[y, x]) < LEAN_STILL_COLOUR_TOL)
+    grid = np.zeros((8, 8), dtype=bool)
+    grid[jj[out], ii[out]] = True
+    return grid
+
+
 def _shadowed(lab: np.ndarray, ref: np.ndarray, tol: float = SHADOW_HUE_TOL) -> np.ndarray:
     """(N,) bool: light cells darker than the empty light colour but of its hue: a shadow, not a hand.
 
@@ -249,6 +286,7 @@ class HandReading:
     compared: bool = True  # a settled view was there to compare with (False: the static test alone)
     still: np.ndarray | None = None  # (32,) bool, lattice dark-cell order: unchanged since the previous frame
     view: np.ndarray | None = None  # the Lab top view with its margin (for odd_margin_cells)
+    lean_still: np.ndarray | None = None  # (8, 8) bool: light cells excused as a still piece's top (lean_candidates)
 
     def odd_margin_cells(self) -> np.ndarray:
         """(GRID, GRID) bool: margin cells unlike their side (:func:`odd_margin`); computed on demand, since
@@ -374,6 +412,7 @@ class HandWatch:
         self._ref: np.ndarray | None = None
         self._prev: np.ndarray | None = None
         self._quiet = 0
+        self._unchanged: np.ndarray | None = None  # (GRID, GRID) frames each cell has not changed for
 
     def _view(self, frame: np.ndarray, h_lattice: np.ndarray) -> np.ndarray:
         """(GRID·MCELL)² Lab top view of the lattice plus margin."""
@@ -404,13 +443,17 @@ class HandWatch:
         return mask.reshape(GRID, MCELL, GRID, MCELL).mean(axis=(1, 3))
 
     def check(self, frame: np.ndarray, h_lattice: np.ndarray, bright_parity: int,
-              static_covered: np.ndarray, shift: np.ndarray | None = None) -> HandReading:
+              static_covered: np.ndarray, shift: np.ndarray | None = None,
+              leaning: np.ndarray | None = None) -> HandReading:
         """Compare this frame with the settled board; ``static_covered`` is :func:`light_cover`'s first.
 
         ``shift`` (32, 2), where a point one square above each dark cell lands in the top view
         (``vision.viewpoint``), tells which light squares a tall piece set down on or lifted from a
         changed dark square may cover whole (:func:`leaning_onto`); once nothing has moved for
-        ``LEAN_QUIET_FRAMES``, such squares alone are no hand."""
+        ``LEAN_QUIET_FRAMES``, such squares alone are no hand. ``leaning`` (8, 8) bool marks the static
+        test's squares that a still piece's top may explain (:func:`lean_candidates`): those unchanged for
+        ``LEAN_STILL_FRAMES`` and not changed against the settled board are taken out of the static test
+        and reported as ``lean_still``."""
         if self._h is None or (not np.array_equal(self._h, h_lattice) and not _same_place(self._h, h_lattice)):
             self.reset()  # another numbering of the lattice: the old views no longer line up
         self._h = h_lattice.copy()
@@ -423,6 +466,12 @@ class HandWatch:
             step = self._changed(view, self._prev) > CHANGED
             moving = bool(step.any())
             still = ~step[1:9, 1:9][cells[:, 1], cells[:, 0]]
+        # frames each cell has not changed for, counted only while the static test has candidates (most
+        # frames it has none): a count starts afresh whenever they reappear
+        if leaning is None or not leaning.any() or self._prev is None:
+            self._unchanged = None
+        else:
+            self._unchanged = np.where(step, 0, 1 if self._unchanged is None else self._unchanged + 1)
         self._prev = view
         compared = self._ref is not None
         if self._ref is None:
@@ -451,6 +500,10 @@ class HandWatch:
             n, comp = cv2.connectedComponents(changed.astype(np.uint8), connectivity=8)
             hit = np.unique(comp[unexplained])
             hand_cells = np.isin(comp, hit[hit > 0])
+        lean_still = None
+        if self._unchanged is not None:  # a piece's top held still, not a hand (lean_candidates)
+            lean_still = leaning & (self._unchanged[1:9, 1:9] >= LEAN_STILL_FRAMES) & ~changed[1:9, 1:9]
+            static_covered = static_covered & ~lean_still
         if static_covered.sum() >= 2:  # two odd light squares (one alone may be a glint)
             hand_cells |= pad1(static_covered, False)
         border = bool((hand_cells & MARGIN).any())
@@ -466,4 +519,4 @@ class HandWatch:
             self._ref = view  # the board as it now stands (a move just made, lighting drift)
             settled = True
         return HandReading(foreign=foreign[1:9, 1:9], hidden=hidden, border=border, moving=moving,
-                           settled=settled, compared=compared, still=still, view=view)
+                           settled=settled, compared=compared, still=still, view=view, lean_still=lean_still)

@@ -67,6 +67,7 @@ from vision.occlusion import (
     diagonal_neighbours,
     hand_nearby,
     hidden_dark_cells,
+    lean_candidates,
     leaned_over,
     light_cover,
     light_departure,
@@ -349,7 +350,11 @@ class VisionPipeline:
         covered, strong = light_cover(feat, fit.bright_parity, fit.contrast)
         leaned = covered & leaned_over(feat, fit.bright_parity, shift, strong) if covered.any() else covered
         covered, strong = covered & ~leaned, strong & ~leaned
-        seen_hand = self._hands.check(frame, fit.h, fit.bright_parity, covered, shift)
+        leaning = covered & lean_candidates(feat, fit.bright_parity, shift) if covered.any() else None
+        seen_hand = self._hands.check(frame, fit.h, fit.bright_parity, covered, shift, leaning)
+        if seen_hand.lean_still is not None and seen_hand.lean_still.any():  # a still piece's top (occlusion)
+            leaned = leaned | seen_hand.lean_still
+            covered, strong = covered & ~seen_hand.lean_still, strong & ~seen_hand.lean_still
         covered = covered | seen_hand.foreign
         hand_seen = bool(covered.sum() >= 2 or strong.any() or seen_hand.hand)  # besides hidden dark squares
         still = self._still_reading(fit, seen_hand, covered | strong)
