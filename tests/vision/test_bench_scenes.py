@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from vision.bench import scene_draws
+from vision.pipeline import VisionPipeline
 
 BOARD_COLOURS = {"board_finish", "light_wood", "dark_wood", "frame_wood"}
 PIECE_SIZE = {"piece_height", "piece_diameter"}
@@ -207,3 +208,27 @@ def test_still_frames_are_timed_after_the_tracking_one_and_the_reading_stands_on
         assert 0 < tally.still_reused <= (STILL_FRAMES - 1) * tally.found
         line = next(x for x in tally.lines("rendered") if x.strip().startswith("ms per still frame"))
         assert f"{100 * tally.still_reused / len(tally.ms_still):.0f} %" in line
+
+
+def test_a_board_without_a_hand_read_as_one_is_held_still_to_see_whether_it_is_passed_on(get_bench_draw,
+                                                                                         monkeypatch):
+    """The benchmark counts the pictures without a hand read as one that a stabilizer never passes on while
+    held still: scene 402 of seed 2 (a tall king's top over a light square, a steep camera) is passed on
+    once the square has stood still (vision.occlusion.LEAN_STILL_FRAMES), and was not before."""
+    import vision.occlusion as occlusion
+    from vision.bench import HELD_FRAMES, Tally, passed_on_held_still, render_bench_scene
+
+    sc = render_bench_scene(*get_bench_draw(2, 402))
+    assert not sc.hand_on_board
+
+    def fresh() -> VisionPipeline:
+        return VisionPipeline(profile={"corners": {"a1": list(sc.corners["a1"])}})
+
+    vp = fresh()
+    assert vp.process(sc.image, 0.0).hand  # one picture: read as a hand
+    assert passed_on_held_still(vp, sc.image, 0.04)
+    monkeypatch.setattr(occlusion, "LEAN_STILL_FRAMES", 10 ** 6)
+    assert not passed_on_held_still(fresh(), sc.image, 0.0)
+    tally = Tally(hands=1, false_hands=3, false_hands_held=1)
+    line = next(x for x in tally.lines("rendered") if "hands over the board" in x)
+    assert f"3 frames without one flagged as a hand, 1 of them still a hand or '?' over {HELD_FRAMES} frames" in line
