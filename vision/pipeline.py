@@ -463,7 +463,10 @@ class VisionPipeline:
                 # the motion test decides what is hidden (below).
                 hand_seen = hand_seen or bool(hidden.any())
                 hidden &= ~((pieces <= 2) & (conf >= SURE_BESIDE_HAND))
-            elif self.model is not None and (pieces == COVERED).any():
+            elif (self.model is not None or seen_hand.compared) and (pieces == COVERED).any():
+                # with the board's colours learned, or in video uncalibrated too (a position set up by hand,
+                # never a start position): there the motion test catches a real hand, and a piece set down
+                # off its square's centre that the network takes for covered held every board back
                 arm = arm_beside(seen_hand.odd_margin_cells(), fit.bright_parity)
                 self._unknown_pieces_uncovered(prob, pieces, conf, covered, fit.bright_parity, arm)
             hidden |= pieces == COVERED  # the network sees a hand or arm over the square
@@ -533,7 +536,7 @@ class VisionPipeline:
     @staticmethod
     def _unknown_pieces_uncovered(prob: np.ndarray, pieces: np.ndarray, conf: np.ndarray, covered_light: np.ndarray,
                                   bright_parity: int, arm: np.ndarray | None = None) -> None:
-        """Read lone "covered" squares as the likeliest other class (in place), with the board's colours learned.
+        """Read lone "covered" squares as the likeliest other class (in place), with the colours learned or in video.
 
         A hand is wider than a square: "covered" with no covered light square beside it and no other
         covered square next to it is a piece the network does not know (a board unlike its training). A

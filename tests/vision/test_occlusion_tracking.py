@@ -574,3 +574,26 @@ def test_a_hand_held_still_over_that_square_after_the_board_settled_stays_a_hand
         res = vp.process(with_hand.image, t)
         t += 0.04
         assert res.found and res.hand
+
+
+def test_an_off_centre_piece_the_network_takes_for_covered_is_read_in_uncalibrated_video(get_bench_draw):
+    """Scene 13 of ``dama bench vision --off-centre``: a king set down off its square's centre, no hand, the
+    network sure it is covered. In one picture of a board whose colours are not known it stays ``?``; in
+    video the motion test would catch a hand, so a lone covered square is read as its likeliest piece, as on
+    a calibrated board, and the stabilizer passes the board on (before, every board of the game stayed back)."""
+    from vision.bench import render_bench_scene
+    from vision.stabilizer import Stabilizer
+
+    sc = render_bench_scene(*get_bench_draw(1, 13, off_centre=True))
+    assert not sc.hand_on_board
+    vp = VisionPipeline(profile={"corners": {"a1": list(sc.corners["a1"])}})
+    stab = Stabilizer(hold_seconds=0.5)
+    first = vp.process(sc.image, 0.0)
+    assert first.board.count("?") == 1 and first.hand
+    emitted = []
+    for k in range(1, 30):
+        res = vp.process(sc.image, k / 25)
+        out = stab.update(k / 25, res.board if res.found else None, res.hand)
+        if out is not None:
+            emitted.append(out)
+    assert [b.lower() for b in emitted] == [sc.board.lower()]  # kings as men: a low camera here
