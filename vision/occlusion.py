@@ -165,31 +165,44 @@ def leaned_over(feat: CellFeatures, bright_parity: int, shift: np.ndarray,
     the top view (``vision.viewpoint``). Such squares are no hand, but their colour is no empty light
     square's either: the caller keeps them out of the light references.
     """
-    light = light_cells(bright_parity)
-    jj, ii = light[:, 1], light[:, 0]
-    lab = feat.inner[jj, ii]
-    ref = median_last(np.ascontiguousarray(lab.T))
-    far = np.zeros(len(jj), dtype=bool) if strong is None else strong[jj, ii]
     cells = dark_cells(bright_parity)
-    grid_shift = np.zeros((10, 10, 2))
-    grid_shift[cells[:, 1] + 1, cells[:, 0] + 1] = shift
     # a piece stands where the centre departs from the bare dark square seen around pieces (their corners)
     bare = np.median(feat.corner[cells[:, 1], cells[:, 0]], axis=0)
     holds = np.linalg.norm((feat.centre - bare) * (0.5, 1.0, 1.0), axis=2) > LEAN_PIECE_TOL
-    grid_shift[~pad1(holds, False)] = 0.0
-    centre = pad1(feat.centre)
+    jj, ii, lab, ref, sides = _lean_sides(feat, bright_parity, shift, holds)
+    far = np.zeros(len(jj), dtype=bool) if strong is None else strong[jj, ii]
     out = np.zeros(len(jj), dtype=bool)
-    for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1)):  # the light cell minus the dark neighbour
-        y, x = jj + 1 - dj, ii + 1 - di
-        s = grid_shift[y, x]
-        toward = _leans_toward(s, di, dj, LEAN_COS)  # never off the board: the padding's shift is zero
-        piece = centre[y, x]
+    for toward, piece in sides:
         hue = np.linalg.norm(lab[:, 1:] - piece[:, 1:], axis=1) < LEAN_COLOUR_TOL
         mix = _off_mix(lab, ref, piece) < LEAN_COLOUR_TOL
         out |= toward & (hue | (mix & ~far))
     grid = np.zeros((8, 8), dtype=bool)
     grid[jj[out], ii[out]] = True
     return grid
+
+
+def _lean_sides(feat: CellFeatures, bright_parity: int, shift: np.ndarray, holds: np.ndarray | None = None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, list[tuple[np.ndarray, np.ndarray]]]:
+    """What :func:`leaned_over` and :func:`lean_candidates` look at: the light cells' rows and columns, their
+    inner Lab, the empty light colour, and for each of the four sides (toward, piece): whether the dark
+    neighbour there leans onto the cell (``_leans_toward``, ``LEAN_COS``; where ``holds`` (8, 8) is given,
+    only a neighbour it marks) and that neighbour's centre colour."""
+    light = light_cells(bright_parity)
+    jj, ii = light[:, 1], light[:, 0]
+    lab = feat.inner[jj, ii]
+    ref = median_last(np.ascontiguousarray(lab.T))
+    cells = dark_cells(bright_parity)
+    grid_shift = np.zeros((10, 10, 2))
+    grid_shift[cells[:, 1] + 1, cells[:, 0] + 1] = shift
+    if holds is not None:
+        grid_shift[~pad1(holds, False)] = 0.0
+    centre = pad1(feat.centre)
+    sides = []
+    for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1)):  # the light cell minus the dark neighbour
+        y, x = jj + 1 - dj, ii + 1 - di
+        toward = _leans_toward(grid_shift[y, x], di, dj, LEAN_COS)  # never off the board: the padding's shift is zero
+        sides.append((toward, centre[y, x]))
+    return jj, ii, lab, ref, sides
 
 
 def lean_candidates(feat: CellFeatures, bright_parity: int, shift: np.ndarray) -> np.ndarray:
@@ -206,19 +219,10 @@ def lean_candidates(feat: CellFeatures, bright_parity: int, shift: np.ndarray) -
     candidate only once it has not changed for ``LEAN_STILL_FRAMES`` (a piece stands still, a hand does not
     for long), and never a square it sees changed against the settled board.
     """
-    light = light_cells(bright_parity)
-    jj, ii = light[:, 1], light[:, 0]
-    lab = feat.inner[jj, ii]
-    ref = median_last(np.ascontiguousarray(lab.T))
-    cells = dark_cells(bright_parity)
-    grid_shift = np.zeros((10, 10, 2))
-    grid_shift[cells[:, 1] + 1, cells[:, 0] + 1] = shift
-    centre = pad1(feat.centre)
+    jj, ii, lab, ref, sides = _lean_sides(feat, bright_parity, shift)
     out = np.zeros(len(jj), dtype=bool)
-    for di, dj in ((1, 0), (-1, 0), (0, 1), (0, -1)):  # the light cell minus the dark neighbour
-        y, x = jj + 1 - dj, ii + 1 - di
-        toward = _leans_toward(grid_shift[y, x], di, dj, LEAN_COS)  # never off the board: the padding's shift is zero
-        out |= toward & (_off_mix(lab, ref, centre[y, x]) < LEAN_STILL_COLOUR_TOL)
+    for toward, piece in sides:
+        out |= toward & (_off_mix(lab, ref, piece) < LEAN_STILL_COLOUR_TOL)
     grid = np.zeros((8, 8), dtype=bool)
     grid[jj[out], ii[out]] = True
     return grid
