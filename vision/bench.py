@@ -223,7 +223,7 @@ STILL_FRAMES = REUSE_FRAMES + 1
 # the watch loop's settings: a board it never passes on is a game that stops being recorded while it stands
 # (a tall piece's top over a light square under a steep camera did that; vision.occlusion.lean_candidates).
 HELD_FRAMES = 40
-FRAME_S = 0.04
+FRAME_S = 0.04  # seconds between the frames of one scene (25 fps)
 
 
 def _pct(log_error: float) -> str:
@@ -533,12 +533,12 @@ def run_synthetic(n: int, size: tuple[int, int], seed: int, thick: bool = False,
                 continue
             tally.found += 1
             t2 = time.perf_counter()
-            vp.process(image, 0.04)
+            vp.process(image, FRAME_S)
             tally.ms_full.append(ms_full)
             tally.ms_track.append((time.perf_counter() - t2) * 1000)
             for k in range(STILL_FRAMES):
                 t3 = time.perf_counter()
-                vp.process(image, 0.08 + 0.04 * k)
+                vp.process(image, (2 + k) * FRAME_S)
                 tally.ms_still.append((time.perf_counter() - t3) * 1000)
                 tally.still_reused += vp._last is not None and vp._last[2] > 0  # the reading of before stood
             tally.corner_err.append(_corner_error(res.corners, corners))
