@@ -28,7 +28,7 @@ from functools import lru_cache
 import cv2
 import numpy as np
 
-from vision.cells import CellFeatures, median_last, pad1
+from vision.cells import CellFeatures, median_last, pad1, warp_square
 from vision.classify import dark_cells, light_cells
 
 GRID = 10  # cells of the motion top view: the 8×8 lattice plus a one-square margin all round
@@ -423,8 +423,7 @@ class HandWatch:
         s = 1.0 / WARP_CELL
         m = h_lattice @ np.array([[s, 0.0, -1.0], [0.0, s, -1.0], [0.0, 0.0, 1.0]])
         big = GRID * WARP_CELL
-        top = cv2.warpPerspective(frame, m, (big, big), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                  borderMode=cv2.BORDER_REPLICATE)
+        top = warp_square(frame, m, big)
         small = cv2.resize(top, (GRID * MCELL, GRID * MCELL), interpolation=cv2.INTER_AREA)
         lab = cv2.cvtColor(small.astype(np.float32) * (1.0 / 255.0), cv2.COLOR_BGR2Lab)
         return lab

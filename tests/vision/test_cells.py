@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 
-from vision.cells import features, warp_lattice
+from vision.cells import CELL, features, warp_lattice, warp_square
 from vision.geometry import FILES_RANKS, files_ranks_homography
 
 LIGHT_ONLY = ("inner", "spread")
@@ -27,3 +28,21 @@ def test_statistics_of_one_parity_are_those_of_all_cells_where_they_are_used(get
         assert a.shape == b.shape and a.dtype == b.dtype, name
         assert np.isfinite(a[used]).all() and np.array_equal(a[used], b[used]), name
         assert np.isnan(b[~used]).all(), name
+
+
+@pytest.mark.parametrize("size", [8 * CELL, 90])
+def test_warp_square_is_the_inverse_perspective_warp(get_scene, size):
+    """The cached-map warp reads what cv2.warpPerspective reads (within the 1/32 px both round to), at the
+    board and beyond the frame's edge (replicated), and a second frame of the same homography reads its own
+    pixels, not the first frame's."""
+    sc = get_scene(4)
+    h = files_ranks_homography(sc.corners, FILES_RANKS)
+    m = h @ np.array([[8.0 / size * 1.25, 0.0, -1.0], [0.0, 8.0 / size * 1.25, -1.0], [0.0, 0.0, 1.0]])
+    want = cv2.warpPerspective(sc.image, m, (size, size), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                               borderMode=cv2.BORDER_REPLICATE)
+    got = warp_square(sc.image, m, size)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    diff = np.abs(got.astype(int) - want)
+    assert diff.max() <= 3 and diff.mean() < 0.5
+    other = 255 - sc.image
+    assert np.abs(warp_square(other, m, size).astype(int) - (255 - got)).max() <= 1  # rounding of 0.5
