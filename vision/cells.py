@@ -82,15 +82,20 @@ def warp_square(frame: np.ndarray, m: np.ndarray, size: int) -> np.ndarray:
     return cv2.remap(frame, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
 
 
-@lru_cache(maxsize=8)
+# Two views per board, so 32 boards watched by one process (a broadcast's companion) keep theirs: 150 kB a map
+# pair of the top view, 9.6 MB at most.
+@lru_cache(maxsize=64)
 def _inverse_maps(m_bytes: bytes, size: int) -> tuple[np.ndarray, np.ndarray]:
-    """Fixed-point ``cv2.remap`` maps of :func:`warp_square` for the 3×3 matrix in ``m_bytes``."""
+    """Fixed-point ``cv2.remap`` maps of :func:`warp_square` for the 3×3 matrix in ``m_bytes``; a point the
+    matrix sends to infinity (a degenerate fit) reads the frame's corner pixel, as warpPerspective's does."""
     m = np.frombuffer(m_bytes, dtype=np.float64).reshape(3, 3)
     g = np.arange(size, dtype=np.float64)
     x, y = g[None, :], g[:, None]
     w = m[2, 0] * x + m[2, 1] * y + m[2, 2]
-    mx = ((m[0, 0] * x + m[0, 1] * y + m[0, 2]) / w).astype(np.float32)
-    my = ((m[1, 0] * x + m[1, 1] * y + m[1, 2]) / w).astype(np.float32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        mx = np.nan_to_num((m[0, 0] * x + m[0, 1] * y + m[0, 2]) / w, nan=0.0, posinf=0.0, neginf=0.0)
+        my = np.nan_to_num((m[1, 0] * x + m[1, 1] * y + m[1, 2]) / w, nan=0.0, posinf=0.0, neginf=0.0)
+    mx, my = mx.astype(np.float32), my.astype(np.float32)
     maps = cv2.convertMaps(mx, my, cv2.CV_16SC2)
     for a in maps:
         a.flags.writeable = False  # shared by every later frame of this homography

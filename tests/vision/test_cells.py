@@ -46,3 +46,12 @@ def test_warp_square_is_the_inverse_perspective_warp(get_scene, size):
     assert diff.max() <= 3 and diff.mean() < 0.5
     other = 255 - sc.image
     assert np.abs(warp_square(other, m, size).astype(int) - (255 - got)).max() <= 1  # rounding of 0.5
+
+
+def test_warp_square_of_a_degenerate_matrix_is_an_image_not_an_error(get_scene):
+    """A matrix that sends a row of the view to infinity (w = 0 there) still gives a view, no warning."""
+    sc = get_scene(4)
+    m = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 1.0, -10.0]])  # w = 0 on row 10
+    with np.errstate(all="raise"):
+        out = warp_square(sc.image, m, 20)
+    assert out.shape == (20, 20, 3) and out.dtype == np.uint8
