@@ -34,6 +34,7 @@ static avr_t *avr;
 static int master = -1;
 static FILE *out;
 static int uart_xoff;
+static int booted; /* the firmware has sent its first byte (the banner): its UART receiver is on */
 
 static double sim_ms(void) { return (double)avr->cycle * 1000.0 / FREQ; }
 
@@ -44,6 +45,7 @@ static void uart_out_cb(struct avr_irq_t *irq, uint32_t value, void *param)
     (void)irq;
     (void)param;
     uint8_t c = (uint8_t)value;
+    booted = 1;
     if (write(master, &c, 1) < 0 && errno != EAGAIN) perror("harness: write pty");
 }
 
@@ -198,8 +200,10 @@ int main(int argc, char **argv)
             if (n > 0) { npending = (int)n; next = 0; }
             else if (n == 0 || (n < 0 && errno != EAGAIN && errno != EIO)) break;
         }
-        /* one byte per byte-time at the line rate, as a real UART delivers them */
-        if (next < npending && !uart_xoff && avr->cycle >= next_byte) {
+        /* one byte per byte-time at the line rate, as a real UART delivers them; none before the firmware
+         * has switched its receiver on, which simavr would drop (a host that opens the port at once and
+         * writes would otherwise lose the start of its first line on a busy machine) */
+        if (booted && next < npending && !uart_xoff && avr->cycle >= next_byte) {
             avr_raise_irq(uart_in, pending[next++]);
             next_byte = avr->cycle + CYCLES_PER_BYTE;
         }
