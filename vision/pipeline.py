@@ -385,6 +385,7 @@ class VisionPipeline:
             if again:  # only squares not surely empty (a piece, or a hand that may be leaving one)
                 self._crown = (fit, *self._read_crowns(fit, d, prob))
             prob = with_crowns(prob, self._crown[1])
+            net_saw_hand = prob[:, COVERED].copy()  # before the colours, whose veto can remove the finger
         if self.model is None:
             if self.squares == "net":
                 read = decide(prob)[0]
@@ -481,11 +482,12 @@ class VisionPipeline:
         hand = hand_seen or bool(hidden.any())
         if hidden.any() and self.squares == "net":
             # A fingertip resting on a man is as tall as a king's second disc (čl. 3.4): a king read beside
-            # a square under the hand, where the network sees a little of the finger too, is not sure. Hidden,
+            # a square under the hand, where the network sees a little of the finger too (before the colours'
+            # veto on "covered", which can turn the finger itself into the king), is not sure. Hidden,
             # it waits for the hand to leave, as that square does. (Beside a light square taken for covered
             # alone it stands: tall kings leaning over one did; and so does a king the network sees no finger on.)
             king = (CHARS[pieces] == "W") | (CHARS[pieces] == "B")
-            fingered = prob[:, COVERED] >= FINGER_ON_KING
+            fingered = np.maximum(prob[:, COVERED], net_saw_hand) >= FINGER_ON_KING
             hidden |= king & fingered & diagonal_neighbours(hidden, fit.bright_parity)
         cells = dark_cells(fit.bright_parity)
         seen = np.where(hidden, 0, labels)  # pieces under a hand do not vote for White's side
