@@ -228,6 +228,26 @@ def lean_candidates(feat: CellFeatures, bright_parity: int, shift: np.ndarray) -
     return grid
 
 
+def shadow_candidates(feat: CellFeatures, bright_parity: int, board_contrast: float) -> np.ndarray:
+    """(8, 8) bool: light cells darker than the empty light colour but of its hue (:func:`_shadowed`), however
+    far they depart.
+
+    In one picture :func:`light_cover` excuses a shadow only up to ``2.5`` times its tolerance: a darker
+    departure stays a hand, since a sleeve in deep shade can keep a wood's hue. But a lamp low beside the
+    board can throw a king's or the frame's shadow that dark, and then every frame of a board held still
+    called it a hand, and the stabilizer passed nothing on while that position stood (scene 216 of ``dama
+    bench vision --seed 3``: a light square at the board's edge darkened from L* 72 to 39, its a*, b* within 1
+    of the empty colour scaled down). :meth:`HandWatch.check` excuses such a candidate once it has not changed
+    for ``LEAN_STILL_FRAMES``, as it does a still piece's top, and never a square changed against the settled
+    board (a hand's shadow comes with the hand).
+    """
+    jj, ii, lab, ref, _, _ = _light_distances(feat, bright_parity, board_contrast)
+    grid = np.zeros((8, 8), dtype=bool)
+    out = _shadowed(lab, ref)
+    grid[jj[out], ii[out]] = True
+    return grid
+
+
 def _shadowed(lab: np.ndarray, ref: np.ndarray, tol: float = SHADOW_HUE_TOL) -> np.ndarray:
     """(N,) bool: light cells darker than the empty light colour but of its hue: a shadow, not a hand.
 
@@ -290,7 +310,9 @@ class HandReading:
     compared: bool = True  # a settled view was there to compare with (False: the static test alone)
     still: np.ndarray | None = None  # (32,) bool, lattice dark-cell order: unchanged since the previous frame
     view: np.ndarray | None = None  # the Lab top view with its margin (for odd_margin_cells)
-    lean_still: np.ndarray | None = None  # (8, 8) bool: light cells excused as a still piece's top (lean_candidates)
+    # (8, 8) bool: light cells the static test calls covered, excused as something still that is no hand: a
+    # piece's top (lean_candidates) or a shadow (shadow_candidates) unchanged for LEAN_STILL_FRAMES
+    still_excused: np.ndarray | None = None
 
     def odd_margin_cells(self) -> np.ndarray:
         """(GRID, GRID) bool: margin cells unlike their side (:func:`odd_margin`); computed on demand, since
@@ -447,16 +469,17 @@ class HandWatch:
 
     def check(self, frame: np.ndarray, h_lattice: np.ndarray, bright_parity: int,
               static_covered: np.ndarray, shift: np.ndarray | None = None,
-              leaning: np.ndarray | None = None) -> HandReading:
+              still_candidates: np.ndarray | None = None) -> HandReading:
         """Compare this frame with the settled board; ``static_covered`` is :func:`light_cover`'s first.
 
         ``shift`` (32, 2), where a point one square above each dark cell lands in the top view
         (``vision.viewpoint``), tells which light squares a tall piece set down on or lifted from a
         changed dark square may cover whole (:func:`leaning_onto`); once nothing has moved for
-        ``LEAN_QUIET_FRAMES``, such squares alone are no hand. ``leaning`` (8, 8) bool marks the static
-        test's squares that a still piece's top may explain (:func:`lean_candidates`): those unchanged for
+        ``LEAN_QUIET_FRAMES``, such squares alone are no hand. ``still_candidates`` (8, 8) bool marks the
+        static test's squares that something standing still may explain, a piece's top
+        (:func:`lean_candidates`) or a shadow (:func:`shadow_candidates`): those unchanged for
         ``LEAN_STILL_FRAMES`` and not changed against the settled board are taken out of the static test
-        and reported as ``lean_still``."""
+        and reported as ``still_excused``."""
         if self._h is None or (not np.array_equal(self._h, h_lattice) and not _same_place(self._h, h_lattice)):
             self.reset()  # another numbering of the lattice: the old views no longer line up
         self._h = h_lattice.copy()
@@ -471,7 +494,7 @@ class HandWatch:
             still = ~step[1:9, 1:9][cells[:, 1], cells[:, 0]]
         # frames each cell has not changed for, counted only while the static test has candidates (most
         # frames it has none): a count starts afresh whenever they reappear
-        if leaning is None or not leaning.any() or self._prev is None:
+        if still_candidates is None or not still_candidates.any() or self._prev is None:
             self._unchanged = None
         else:
             self._unchanged = np.where(step, 0, 1 if self._unchanged is None else self._unchanged + 1)
@@ -503,10 +526,10 @@ class HandWatch:
             n, comp = cv2.connectedComponents(changed.astype(np.uint8), connectivity=8)
             hit = np.unique(comp[unexplained])
             hand_cells = np.isin(comp, hit[hit > 0])
-        lean_still = None
-        if self._unchanged is not None:  # a piece's top held still, not a hand (lean_candidates)
-            lean_still = leaning & (self._unchanged[1:9, 1:9] >= LEAN_STILL_FRAMES) & ~changed[1:9, 1:9]
-            static_covered = static_covered & ~lean_still
+        still_excused = None
+        if self._unchanged is not None:  # a piece's top or a shadow held still, not a hand
+            still_excused = still_candidates & (self._unchanged[1:9, 1:9] >= LEAN_STILL_FRAMES) & ~changed[1:9, 1:9]
+            static_covered = static_covered & ~still_excused
         if static_covered.sum() >= 2:  # two odd light squares (one alone may be a glint)
             hand_cells |= pad1(static_covered, False)
         border = bool((hand_cells & MARGIN).any())
@@ -522,4 +545,5 @@ class HandWatch:
             self._ref = view  # the board as it now stands (a move just made, lighting drift)
             settled = True
         return HandReading(foreign=foreign[1:9, 1:9], hidden=hidden, border=border, moving=moving,
-                           settled=settled, compared=compared, still=still, view=view, lean_still=lean_still)
+                           settled=settled, compared=compared, still=still, view=view,
+                           still_excused=still_excused)

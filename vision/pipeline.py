@@ -71,6 +71,7 @@ from vision.occlusion import (
     leaned_over,
     light_cover,
     light_departure,
+    shadow_candidates,
 )
 from vision.second_look import second_look
 from vision.squarenet import (
@@ -350,11 +351,14 @@ class VisionPipeline:
         covered, strong = light_cover(feat, fit.bright_parity, fit.contrast)
         leaned = covered & leaned_over(feat, fit.bright_parity, shift, strong) if covered.any() else covered
         covered, strong = covered & ~leaned, strong & ~leaned
-        leaning = covered & lean_candidates(feat, fit.bright_parity, shift) if covered.any() else None
-        seen_hand = self._hands.check(frame, fit.h, fit.bright_parity, covered, shift, leaning)
-        if seen_hand.lean_still is not None and seen_hand.lean_still.any():  # a still piece's top (occlusion)
-            leaned = leaned | seen_hand.lean_still
-            covered, strong = covered & ~seen_hand.lean_still, strong & ~seen_hand.lean_still
+        # what standing still may excuse in video: a tall piece's top, a shadow too dark for one picture
+        candidates = covered & (lean_candidates(feat, fit.bright_parity, shift)
+                                | shadow_candidates(feat, fit.bright_parity, fit.contrast)) if covered.any() else None
+        seen_hand = self._hands.check(frame, fit.h, fit.bright_parity, covered, shift, candidates)
+        excused = seen_hand.still_excused
+        if excused is not None and excused.any():  # a still piece's top or shadow (vision.occlusion)
+            leaned = leaned | excused
+            covered, strong = covered & ~excused, strong & ~excused
         covered = covered | seen_hand.foreign
         hand_seen = bool(covered.sum() >= 2 or strong.any() or seen_hand.hand)  # besides hidden dark squares
         still = self._still_reading(fit, seen_hand, covered | strong)

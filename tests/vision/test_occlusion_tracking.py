@@ -616,3 +616,74 @@ def test_an_off_centre_piece_the_network_takes_for_covered_is_read_in_uncalibrat
         if out is not None:
             emitted.append(out)
     assert [b.lower() for b in emitted] == [sc.board.lower()]  # kings as men: a low camera here
+
+
+@pytest.fixture(scope="module")
+def deep_shadow_on_a_light_square():
+    """Scene 216 of ``dama bench vision --seed 3``: no hand, but a light square at the board's edge darkened
+    by a shadow from L* 72 to 39 with the wood's hue kept, too far for the static test to excuse in one
+    picture; a1 as the watch loop knows it."""
+    from vision.bench import render_bench_scene
+
+    from .conftest import bench_draw
+
+    draw = bench_draw(3, 216)
+    return draw, render_bench_scene(*draw)
+
+
+def _watch(image: np.ndarray, a1: tuple[float, float], frames: int) -> tuple[list[bool], list[str]]:
+    """Hands seen and boards a stabilizer passes on over ``frames`` frames of one picture at 25 fps."""
+    from vision.stabilizer import Stabilizer
+
+    vp = VisionPipeline(profile={"corners": {"a1": list(a1)}})
+    stab = Stabilizer()
+    hands, emitted = [], []
+    for k in range(frames):
+        res = vp.process(image, k / 25)
+        hands.append(res.hand)
+        out = stab.update(k / 25, res.board if res.found else None, res.hand)
+        if out is not None:
+            emitted.append(out)
+    return hands, emitted
+
+
+def test_a_still_shadow_too_dark_for_one_picture_lets_the_board_be_passed_on(deep_shadow_on_a_light_square,
+                                                                             monkeypatch):
+    """One picture calls the shadowed square a hand (a departure of more than 2.5 tolerances stays one); in
+    video, once it has stood unchanged for LEAN_STILL_FRAMES, it is a shadow, and the stabilizer passes the
+    board on. Before, every frame was a hand and nothing was passed on while that position stood."""
+    import vision.occlusion as occlusion
+    import vision.pipeline as pipeline
+
+    _, sc = deep_shadow_on_a_light_square
+    assert not sc.hand_on_board
+    n = occlusion.LEAN_STILL_FRAMES + 20  # then half a second of stillness for the stabilizer
+    hands, emitted = _watch(sc.image, sc.corners["a1"], n)
+    assert all(hands[:occlusion.LEAN_STILL_FRAMES - 1])  # one picture: the static test stands
+    assert not any(hands[occlusion.LEAN_STILL_FRAMES + 1:])
+    assert [b.lower() for b in emitted] == [sc.board.lower()]
+    monkeypatch.setattr(pipeline, "shadow_candidates", lambda *a: np.zeros((8, 8), dtype=bool))
+    hands, emitted = _watch(sc.image, sc.corners["a1"], n)
+    assert all(hands) and emitted == []
+
+
+def test_a_hand_held_still_after_the_board_settled_is_no_shadow(deep_shadow_on_a_light_square):
+    """A hand that comes in after the board settled and holds perfectly still casts its own shadow on the
+    light squares around it: those are changes against the settled board, never excused, and the hand stays
+    a hand on every frame."""
+    from vision.occlusion import LEAN_STILL_FRAMES
+    from vision.render import HandPose, render_scene
+
+    (_, params, board, _, mirrored), sc = deep_shadow_on_a_light_square
+    assert not mirrored
+    for target, height in (("e5", 40.0), ("c3", 15.0)):
+        with_hand = render_scene(board, params, hand=HandPose(target_square=target, height_mm=height), seed=216)
+        vp = VisionPipeline(profile={"corners": {"a1": list(sc.corners["a1"])}})
+        t = 0.0
+        for _ in range(LEAN_STILL_FRAMES + 5):
+            res = vp.process(sc.image, t)
+            t += 0.04
+        for _ in range(2 * LEAN_STILL_FRAMES):
+            res = vp.process(with_hand.image, t)
+            t += 0.04
+            assert res.found and res.hand, target
