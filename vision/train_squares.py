@@ -99,6 +99,7 @@ def training_board(rng: np.random.Generator) -> str:
 
 
 SEAMLESS_STREAM = 13  # render_dataset's own generator for seamless kings, beside the scene's
+MATTE_STREAM = 14  # and for matte pieces
 
 
 def scene_params(rng: np.random.Generator, size: tuple[int, int], holdout_only: bool = False,
@@ -162,7 +163,8 @@ def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_S
                    covered: bool = False, holding_rate: float = 0.0, tall_rate: float = 0.0,
                    printed_rate: float = 0.0, tilt_max: float = 50.0,
                    tall_height: tuple[float, float] | None = None,
-                   off_centre_rate: float = 0.0, seamless_rate: float = 0.0) -> dict[str, np.ndarray]:
+                   off_centre_rate: float = 0.0, seamless_rate: float = 0.0,
+                   matte_rate: float = 0.0) -> dict[str, np.ndarray]:
     """Render the training set: inputs, labels (0..5), held-out flag, scene id and square (observation order) per row.
 
     ``sizes``: frame sizes drawn uniformly per scene; None draws 1280×720 (60 %) or 640×360.
@@ -172,11 +174,12 @@ def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_S
     share of scenes with thick pieces, ``printed_rate`` on a printed board, ``tilt_max``, ``tall_height`` and
     ``off_centre_rate`` as in :func:`scene_params`. ``seamless_rate``: share of scenes whose kings are drawn
     as one tall disc with no seam (:func:`vision.render.params.with_seamless_kings`), decided by a generator
-    of its own, so every scene is otherwise the one rendered without it.
+    of its own, so every scene is otherwise the one rendered without it. ``matte_rate``: likewise, share of
+    scenes whose pieces' rims glint little or not at all (:func:`vision.render.params.with_matte_pieces`).
     """
     from vision.geometry import SQUARE_NAMES
     from vision.render import HandPose, render_scene
-    from vision.render.params import with_seamless_kings
+    from vision.render.params import with_matte_pieces, with_seamless_kings
 
     xs, ys, held, scene_id, squares = [], [], [], [], []
     t0 = time.time()
@@ -190,6 +193,9 @@ def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_S
                                        tilt_max=tilt_max, tall_height=tall_height, off_centre_rate=off_centre_rate)
         if seamless_rate > 0 and np.random.default_rng([seed, s, SEAMLESS_STREAM]).random() < seamless_rate:
             params = with_seamless_kings(params)
+        matte = np.random.default_rng([seed, s, MATTE_STREAM])
+        if matte_rate > 0 and matte.random() < matte_rate:
+            params = with_matte_pieces(params, matte)
         for _ in range(boards_per_scene):
             board = "wwwwwwwwwwww........bbbbbbbbbbbb" if rng.random() < 0.1 else training_board(rng)
             hand = None
@@ -297,6 +303,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="share of scenes with the pieces up to 0.22 of a square off their squares' centres")
     r.add_argument("--seamless-rate", type=float, default=0.0,
                    help="share of scenes whose kings are one tall disc, no seam between their two discs")
+    r.add_argument("--matte-rate", type=float, default=0.0,
+                   help="share of scenes whose pieces' rims glint little or not at all (oiled or worn wood)")
     r.add_argument("--tilt-max", type=float, default=50.0,
                    help="steepest camera tilt in degrees, up to 62 (default 50)")
     r.add_argument("--tall-height", default=None,
@@ -342,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         data = render_dataset(args.scenes, args.boards, args.seed, sizes, args.hand_rate, args.covered,
                               args.holding_rate, args.tall_rate, args.printed_rate, args.tilt_max, tall_height,
-                              args.off_centre_rate, args.seamless_rate)
+                              args.off_centre_rate, args.seamless_rate, args.matte_rate)
         np.savez_compressed(args.out, **data)
         print(f"{len(data['y'])} squares, per class {np.bincount(data['y'], minlength=len(CLASSES)).tolist()}, "
               f"{int(data['held'].sum())} from held-out scenes -> {args.out}")

@@ -242,3 +242,23 @@ def test_a_seamless_king_differs_from_a_stacked_one_only_inside_its_own_outline(
     assert not (moved & ~outline).any()
     men = EMPTY[:i] + "b" + EMPTY[i + 1:]
     assert np.array_equal(render_scene(men, p).image, render_scene(men, flush).image)
+
+
+def test_a_matte_piece_loses_only_the_glint_on_its_rim() -> None:
+    """`piece_sheen`: the glint on each disc's bevelled rim where it mirrors the light. A matte piece
+    (`with_matte_pieces`, oiled or worn wood) is drawn within the same outline and never brighter: only the
+    glint goes, and at sheen 0 the rim is the lit colour alone."""
+    from vision.render.params import MATTE_SHEEN, with_matte_pieces
+
+    p = clean(random_scene_params(np.random.default_rng(8), size=(960, 540), tilt_max=45))
+    for board in (START, "WWWW" + "." * 24 + "BBBB"):
+        bare, shiny, dull = (render_scene(b, q).image.astype(int)
+                             for b, q in ((EMPTY, p), (board, p), (board, replace(p, piece_sheen=0.0))))
+        outline = np.abs(shiny - bare).sum(axis=2) > 0
+        moved = np.abs(dull - shiny).sum(axis=2) > 0
+        assert moved.sum() > 5, board  # the glint is gone
+        assert not (moved & ~outline).any()
+        assert (dull <= shiny).all()
+    q = with_matte_pieces(p, np.random.default_rng(0))
+    assert MATTE_SHEEN[0] <= q.piece_sheen <= MATTE_SHEEN[1] < p.piece_sheen
+    assert replace(q, piece_sheen=p.piece_sheen) == p

@@ -44,6 +44,15 @@ def test_seamless_kings_change_nothing_but_how_kings_are_drawn():
         assert q.seamless_kings and not p.seamless_kings
 
 
+def test_matte_pieces_change_nothing_but_how_the_rims_glint():
+    plain = list(scene_draws(12, (640, 360), 1, off_centre=True))
+    matte = list(scene_draws(12, (640, 360), 1, off_centre=True, matte=True))
+    for (i, p, *rest), (j, q, *rest2) in zip(plain, matte, strict=True):
+        assert (i, rest) == (j, rest2)
+        assert {f.name for f in fields(p) if not _same(getattr(p, f.name), getattr(q, f.name))} == {"piece_sheen"}
+        assert q.piece_sheen < p.piece_sheen
+
+
 def test_off_centre_pieces_reach_past_the_careful_players_offsets_but_stay_on_their_square():
     """Plain scenes keep pieces within 0.08 of a square of the centre; off-centre ones go to 0.22, never so
     far that the piece's middle leaves its square."""

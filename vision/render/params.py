@@ -83,6 +83,7 @@ class SceneParams:
     piece_height: float = 0.25  # fraction of a square, one disc
     piece_grooves: int = 2  # concentric rings turned into the top face
     seamless_kings: bool = False  # a king drawn as one tall disc, no bevel where its two discs meet
+    piece_sheen: float = 120.0  # strength of the glint on each disc's bevelled rim (0: matte wood, no glint)
     piece_offsets: tuple[tuple[float, float], ...] = tuple((0.0, 0.0) for _ in range(32))  # mm, per dark square
     # table
     table_kind: str = "cloth"
@@ -299,6 +300,17 @@ def with_thick_pieces(params: SceneParams, rng: np.random.Generator,
 def with_seamless_kings(params: SceneParams) -> SceneParams:
     """``params`` with every king drawn as one disc twice a man's height, no seam between its discs."""
     return replace(params, seamless_kings=True)
+
+
+# Matte pieces: random_scene_params gives every disc's bevelled rim a glint where it mirrors the light
+# (PIECE_SHEEN), and a king shows two such arcs, a man one. Real discs of oiled or worn wood hardly shine, and
+# a crown reader that learned the arcs misses kings that show none (docs/vision.md, "Kings without a glint").
+MATTE_SHEEN = (0.0, 30.0)
+
+
+def with_matte_pieces(params: SceneParams, rng: np.random.Generator) -> SceneParams:
+    """``params`` with pieces whose rims glint little or not at all (``MATTE_SHEEN``)."""
+    return replace(params, piece_sheen=float(rng.uniform(*MATTE_SHEEN)))
 
 
 # Pieces set down off their squares' centres. random_scene_params puts each piece within 0.08 of a square of

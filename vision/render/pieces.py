@@ -33,7 +33,7 @@ class PieceDrawer:
     """Draws pieces of one scene; colours are lit per piece by the scene's illumination field."""
 
     def __init__(self, view: View, light: np.ndarray, ambient: float, radius: float, height: float,
-                 grooves: int, seamless_kings: bool = False) -> None:
+                 grooves: int, seamless_kings: bool = False, sheen: float = 120.0) -> None:
         self.view = view
         self.L = light / np.linalg.norm(light)
         self.ambient = ambient
@@ -42,6 +42,7 @@ class PieceDrawer:
         self.bevel = min(0.3 * height, 0.1 * radius)
         self.grooves = grooves
         self.seamless_kings = seamless_kings
+        self.sheen = sheen  # the bevel's glint at its brightest, in BGR units
         self._top = ambient + (1 - ambient) * max(self.L[2], 0.0)
 
     def _shade(self, normals: np.ndarray) -> np.ndarray:
@@ -92,7 +93,7 @@ class PieceDrawer:
         n_bev = np.stack([_COS, _SIN, np.ones(SEGMENTS)], 1) / np.sqrt(2)
         bev_mid = (side_top + top) / 2
         shade_b = self._shade(n_bev)
-        spec = self._spec(n_bev, bev_mid) * 120
+        spec = self._spec(n_bev, bev_mid) * self.sheen
         bev_q = _fx(np.stack([ps, ps[nxt], pt[nxt], pt], 1))
         bev_c = np.clip(col[None, :] * shade_b[:, None] + spec[:, None], 0, 255).tolist()
         seen = ((cam[None, :] - bev_mid) * n_bev).sum(1) > 0

@@ -57,7 +57,7 @@ class SceneRenderer:
         self.light = light_vector(params.light_azimuth_deg, params.light_elevation_deg)
         self.pieces = PieceDrawer(self.view, self.light, params.ambient, g.square_mm * params.piece_diameter / 2,
                                   g.square_mm * params.piece_height, params.piece_grooves,
-                                  params.seamless_kings)
+                                  params.seamless_kings, params.piece_sheen)
         self._layers: OrderedDict[str, np.ndarray] = OrderedDict()
         cam = params.camera
         centres = g.square_centers()
