@@ -288,3 +288,46 @@ def test_a_fit_with_enough_corners_is_not_refined_again(get_scene):
     fit = localize(to_gray(get_scene(0).image))
     assert fit.inliers >= MIN_INLIERS
     assert _refined_further(to_gray(get_scene(0).image), fit) is fit
+
+
+def test_a_steep_start_position_whose_window_lands_beyond_its_far_edge_is_found(monkeypatch, get_bench_draw):
+    """The start position of scene 533 of `dama bench vision --seed 4` (47.8° of tilt, the board's near
+    corner 14 px from the frame's bottom): the working-size search puts the 8×8 window two rows beyond the
+    board's far edge, and no corner confirms that window's far side. The windows one and two squares
+    beside it are tried (vision.localize._window_aside), and the board's own window wins; without them
+    the localizer fell back to the steep rule's window, two rows off, and calibration failed."""
+    import vision.localize as loc
+    from vision.geometry import START_BOARD
+    from vision.render import render_scene
+
+    i, params, _board, _hand, mirrored = get_bench_draw(4, 533)
+    assert params.tilt_deg > 47 and not mirrored
+    r = render_scene(START_BOARD, params, seed=10_000 + i)
+    gray = to_gray(r.image)
+    side = np.linalg.norm(np.subtract(r.corners["a1"], r.corners["h1"])) / 8
+    assert _corner_errors(_image_corners(localize(gray)), r.corners).max() < 0.1 * side
+    monkeypatch.setattr(loc, "_window_aside", lambda gray, board: None)
+    assert _corner_errors(_image_corners(localize(gray)), r.corners).max() > 1.5 * side
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_a_window_two_squares_off_finds_its_way_back(get_scene, seed):
+    """From any window one or two squares off the board along an axis that still lies in the picture,
+    the windows beside it lead back to the board's own: it alone is bare on its outer lines."""
+    from vision.localize import _window_aside, refine, shifted
+
+    sc = get_scene(seed)
+    gray = to_gray(sc.start_image)
+    right = localize(gray)
+    h, w = gray.shape
+    tried = 0
+    for du, dv in ((2, 0), (-2, 0), (0, 2), (0, -2), (1, 0), (0, 1)):
+        off = refine(gray, shifted(right, du, dv))
+        c = _image_corners(off)
+        if (c < 0).any() or (c[:, 0] > w).any() or (c[:, 1] > h).any():
+            continue
+        tried += 1
+        back = _window_aside(gray, off)
+        assert back is not None
+        assert _corner_errors(_image_corners(back), sc.corners).max() < 2.0, (du, dv)
+    assert tried >= 2
