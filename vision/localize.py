@@ -375,10 +375,7 @@ def _board_from_lattice(gray: np.ndarray, small: np.ndarray, scale: float, fit,
     scale_m = np.diag([1 / scale, 1 / scale, 1.0])
     h = scale_m @ h_small @ shift
     parity = (fit.parity + i0 + j0) % 2
-    corners = _apply(h, LATTICE_CORNERS)
-    hh, ww = gray.shape
-    margin = 0.01 * max(hh, ww)
-    if (corners < -margin).any() or (corners[:, 0] > ww + margin).any() or (corners[:, 1] > hh + margin).any():
+    if not _in_view(gray, h):
         raise NotFound("board not fully in view")
     if flip:
         parity = 1 - parity
@@ -394,8 +391,7 @@ def _board_from_lattice(gray: np.ndarray, small: np.ndarray, scale: float, fit,
         raise NotFound("checkerboard corners not confirmed")
     # The confirmed inner corners must spread over the whole window: a window hanging over the
     # frame edge (half a board in view, the rest covered or outside) has none on its far side.
-    ok = _xcorner_scores(gray, board.h, INNER_UV) > 0.25 * board.contrast
-    u, v = INNER_UV[ok, 0], INNER_UV[ok, 1]
+    u, v = _confirmed_corners(gray, board)
     if len(u) < 6 or not _spread_over_window(u, v):
         aside = _window_aside(gray, board)
         if aside is not None:
@@ -409,10 +405,25 @@ def _board_from_lattice(gray: np.ndarray, small: np.ndarray, scale: float, fit,
     return _best_beside(gray, board)
 
 
+def _in_view(gray: np.ndarray, h: np.ndarray) -> bool:
+    """Does the window of homography ``h`` lie in the picture (to within 1 % of its larger side)?"""
+    corners = _apply(h, LATTICE_CORNERS)
+    hh, ww = gray.shape
+    margin = 0.01 * max(hh, ww)
+    return not ((corners < -margin).any() or (corners[:, 0] > ww + margin).any()
+                or (corners[:, 1] > hh + margin).any())
+
+
+def _confirmed_corners(gray: np.ndarray, board: BoardFit) -> tuple[np.ndarray, np.ndarray]:
+    """Lattice (u, v) of ``board``'s inner corners that look like X-corners at its contrast."""
+    ok = _xcorner_scores(gray, board.h, INNER_UV) > 0.25 * board.contrast
+    return INNER_UV[ok, 0], INNER_UV[ok, 1]
+
+
 def _confirmed_over_window(gray: np.ndarray, board: BoardFit) -> bool:
     """Do ``board``'s confirmed inner corners reach both sides of its window (:func:`_spread_over_window`)?"""
-    ok = _xcorner_scores(gray, board.h, INNER_UV) > 0.25 * board.contrast
-    return int(ok.sum()) >= 6 and _spread_over_window(INNER_UV[ok, 0], INNER_UV[ok, 1])
+    u, v = _confirmed_corners(gray, board)
+    return len(u) >= 6 and _spread_over_window(u, v)
 
 
 ASIDE = tuple((d, 0) for d in (1, -1, 2, -2)) + tuple((0, d) for d in (1, -1, 2, -2))
@@ -431,13 +442,10 @@ def _window_aside(gray: np.ndarray, board: BoardFit) -> BoardFit | None:
     checkered, outscores a window a square in), if it also outscores ``board``: moved onto the board, a
     window gains the corners the search's window left out, while moved off half a board (the rest covered
     or outside the picture), it can only lose them. Only a window that would otherwise fail pays for this."""
-    hh, ww = gray.shape
-    margin = 0.01 * max(hh, ww)
     best, score = None, window_evidence(gray, board)
     for du, dv in ASIDE:
         moved = shifted(board, du, dv)
-        c = _apply(moved.h, LATTICE_CORNERS)
-        if (c < -margin).any() or (c[:, 0] > ww + margin).any() or (c[:, 1] > hh + margin).any():
+        if not _in_view(gray, moved.h):
             continue
         moved = refine(gray, moved)
         if moved.contrast < MIN_CONTRAST or moved.inliers < MIN_INLIERS or not _confirmed_over_window(gray, moved):
