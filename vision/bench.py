@@ -1,7 +1,8 @@
 """`dama bench vision`: the vision figures on seeded rendered scenes and on the labelled real photos.
 
     dama bench vision [--n 300] [--size 1280x720] [--seed 1] [--photos-only] [--no-photos] [--thick-pieces]
-                      [--printed-boards] [--off-centre] [--seamless-kings] [--matte-pieces] [--cache DIR] [--wrong]
+                      [--printed-boards] [--off-centre] [--seamless-kings] [--matte-pieces]
+                      [--dark-like-squares] [--cache DIR] [--wrong]
 
 Every scene is a fresh random camera, board, light and table (``vision.render``); a fifth show the start
 position, the rest random mid-game positions with kings; some have a hand over the board and some are
@@ -15,7 +16,10 @@ printed boards of flat colours of any hue instead of wood (``vision.render.param
 ``--seamless-kings`` with every king drawn as one tall disc, without the seam between its two discs that
 the plain scenes' kings show (``vision.render.params.with_seamless_kings``; real sets often sit flush),
 ``--matte-pieces`` with pieces whose rims glint little or not at all (``vision.render.params.with_matte_pieces``;
-the plain scenes' discs each show a glint on the rim, as varnished ones do, and oiled or worn ones do not).
+the plain scenes' discs each show a glint on the rim, as varnished ones do, and oiled or worn ones do not),
+``--dark-like-squares`` with dark pieces stained like the dark squares
+(``vision.render.params.with_dark_pieces_like_squares``; the plain scenes draw the dark pieces' colour apart from
+the dark wood's, so most stand out from their squares).
 ``--cache DIR`` keeps the rendered scenes and reuses them (about half a run's time is rendering);
 ``--wrong`` lists the boards read wrong, square by square, to see what to work on next.
 Each found board is timed in full detection, in the tracking frame after it (the same fit, every square
@@ -294,7 +298,7 @@ def _hand_over_board(mask: np.ndarray, corners: dict) -> bool:
 def scene_draws(n: int, size: tuple[int, int], seed: int,
                 thick: bool = False, printed: bool = False,
                 off_centre: bool = False, seamless: bool = False,
-                matte: bool = False) -> Iterator[tuple[int, Any, str, Any, bool]]:
+                matte: bool = False, dark_like: bool = False) -> Iterator[tuple[int, Any, str, Any, bool]]:
     """The benchmark's seeded scenes as drawn, nothing rendered yet: (index, scene parameters, board, hand
     or None, mirrored). A test can take any one scene of the benchmark without rendering those before it.
     ``thick``: the same scenes with thick pieces (``vision.render.params.with_thick_pieces``, drawn from a
@@ -303,10 +307,13 @@ def scene_draws(n: int, size: tuple[int, int], seed: int,
     squares' centres (``vision.render.params.with_pieces_off_centre``, likewise); ``seamless``: every king
     drawn as one tall disc with no seam between its two (``vision.render.params.with_seamless_kings``; it
     draws nothing at random, so every scene is as it was but for its kings); ``matte``: pieces whose rims glint
-    little or not at all (``vision.render.params.with_matte_pieces``, from a generator of its own)."""
+    little or not at all (``vision.render.params.with_matte_pieces``, from a generator of its own); ``dark_like``:
+    dark pieces of the dark squares' own colour (``vision.render.params.with_dark_pieces_like_squares``, likewise;
+    after ``printed``, so on a printed board they take its dark colour)."""
     from vision.geometry import SQUARE_NAMES
     from vision.render import HandPose, random_scene_params
     from vision.render.params import (
+        with_dark_pieces_like_squares,
         with_matte_pieces,
         with_pieces_off_centre,
         with_printed_board,
@@ -333,6 +340,8 @@ def scene_draws(n: int, size: tuple[int, int], seed: int,
             params = with_seamless_kings(params)
         if matte:
             params = with_matte_pieces(params, np.random.default_rng([seed, i, MATTE_STREAM]))
+        if dark_like:
+            params = with_dark_pieces_like_squares(params, np.random.default_rng([seed, i, DARK_LIKE_STREAM]))
         yield i, params, board, hand, mirrored
 
 
@@ -340,6 +349,7 @@ THICK_STREAM = 7  # the thick pieces' own random stream beside the scenes' seed
 PRINTED_STREAM = 8  # the printed boards' own
 OFF_CENTRE_STREAM = 9  # the off-centre placements' own
 MATTE_STREAM = 10  # the matte pieces' own
+DARK_LIKE_STREAM = 11  # the dark pieces stained like the dark squares' own
 
 
 @dataclass(frozen=True)
@@ -510,15 +520,17 @@ def passed_on_held_still(vp: VisionPipeline, image: np.ndarray, t0: float) -> bo
 def run_synthetic(n: int, size: tuple[int, int], seed: int, thick: bool = False,
                   printed: bool = False, off_centre: bool = False,
                   cache: Path | str | None = None, seamless: bool = False, matte: bool = False,
-                  tables: list[np.ndarray] | None = None) -> tuple[Tally, Tally]:
+                  dark_like: bool = False, tables: list[np.ndarray] | None = None) -> tuple[Tally, Tally]:
     """The calibrated and uncalibrated tallies over ``n`` scenes; ``tables`` (if given) collects up to
     :data:`N_TABLES` frames of the table beside their boards (:func:`table_beside`)."""
     calibrated, default = Tally(), Tally()
     variant = "-".join(k for k, on in (("thick", thick), ("printed", printed), ("offc", off_centre),
-                                       ("seamless", seamless), ("matte", matte)) if on)
+                                       ("seamless", seamless), ("matte", matte),
+                                       ("darklike", dark_like)) if on)
     store = RenderCache(cache, seed, size, variant) if cache is not None else None
     t0 = time.time()
-    for i, params, board, hand, mirrored in scene_draws(n, size, seed, thick, printed, off_centre, seamless, matte):
+    draws = scene_draws(n, size, seed, thick, printed, off_centre, seamless, matte, dark_like)
+    for i, params, board, hand, mirrored in draws:
         draw = (params, board, hand, mirrored)
         scene = store.get(i, draw) if store is not None else render_bench_scene(i, *draw)
         image, start_img, corners, occluded = scene.image, scene.start, scene.corners, scene.occluded
@@ -755,6 +767,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="the same scenes with every king drawn as one tall disc, no seam between its two")
     ap.add_argument("--matte-pieces", action="store_true",
                     help="the same scenes with pieces whose rims glint little or not at all (oiled or worn wood)")
+    ap.add_argument("--dark-like-squares", action="store_true",
+                    help="the same scenes with dark pieces stained like the dark squares (their colour, 0.8-1.08 "
+                         "as light)")
     ap.add_argument("--cache", metavar="DIR",
                     help="keep the rendered scenes in DIR and reuse them on the next run (PNG, lossless)")
     ap.add_argument("--wrong", action="store_true",
@@ -768,7 +783,8 @@ def main(argv: list[str] | None = None) -> int:
     cv2.setNumThreads(1)  # the figures are per core
     kinds = "".join([", thick pieces"] * args.thick_pieces + [", printed boards"] * args.printed_boards
                     + [", pieces off centre"] * args.off_centre + [", seamless kings"] * args.seamless_kings
-                    + [", matte pieces"] * args.matte_pieces)
+                    + [", matte pieces"] * args.matte_pieces
+                    + [", dark pieces like the dark squares"] * args.dark_like_squares)
     print(f"dama bench vision  (seed {args.seed}, {w}x{h}{kinds}, one OpenCV thread)")
     speed_before = reference_ms()
     if not args.photos_only:
@@ -782,6 +798,7 @@ def main(argv: list[str] | None = None) -> int:
         calibrated, default = run_synthetic(args.n, (w, h), args.seed, args.thick_pieces,
                                             args.printed_boards, args.off_centre, args.cache,
                                             seamless=args.seamless_kings, matte=args.matte_pieces,
+                                            dark_like=args.dark_like_squares,
                                             tables=tables)
         for tally, name in ((calibrated, "rendered, calibrated (colour model from the start position)"),
                             (default, "rendered, uncalibrated (default colour model; the caller gives a1)")):

@@ -28,15 +28,26 @@
         $THICK --epochs 40 --nets 2 --out vision/models/crownnet.npz   # the committed crown reader (vision/crowns.py)
     # the transfer test: both commands again with --holdout (no held-out wood, piece or light)
 
-Rendering takes about five minutes per thousand scenes on one core (seven with four boards each); training
-the square network about three minutes (run with ``OPENBLAS_NUM_THREADS=1`` and one job per core: two
-jobs whose BLAS threads fight over two cores ran five times slower). The square network was trained on
-the seven sets before 2616–2617 were rendered (trained on all nine it read the benchmark's squares no
-better) and, since 2026-11-30, the two sets of thick pieces (2618, 2619: ``--tall-rate``, discs as thick
-as those of the fhgr photos; before them it took light ones for a hand) and the two of printed boards
-(2620, 2621: ``--printed-rate``, flat colours of any hue; before them the fhgr photos' saturated empty
-squares read as pieces). Each set is described (``squarenet.describe``) as it loads, so eleven sets fit
-in memory (their raw inputs together did not, on a 24 GB machine). The sets store
+Rendering takes about five minutes per thousand scenes on one core (seven with four boards each; on
+2026-12-06 the whole recipe took 25 minutes on two cores); training the square network about five minutes
+(run with ``OPENBLAS_NUM_THREADS=1`` and one job per core: two jobs whose BLAS threads fight over two cores
+ran five times slower). The square network was trained on the seven sets before 2616–2617 were rendered
+(trained on all nine it read the benchmark's squares no better) and, since 2026-11-30, the two sets of
+thick pieces (2618, 2619: ``--tall-rate``, discs as thick as those of the fhgr photos; before them it took
+light ones for a hand) and the two of printed boards (2620, 2621: ``--printed-rate``, flat colours of any
+hue; before them the fhgr photos' saturated empty squares read as pieces). Three more sets, two of dark men
+stained like the dark squares and one of hands (2026-12-06, measured and not adopted yet: docs/vision.md,
+"Dark men stained like their squares"), are
+
+    .venv/bin/python -m vision.train_squares render --scenes 1000 --boards 4 --seed 2622 --covered \
+        --holding-rate 0.3 --dark-like-rate 1.0 --out /tmp/squares_darklike_2622.npz
+    .venv/bin/python -m vision.train_squares render --scenes 1000 --boards 3 --seed 2623 --hand-rate 0.9 \
+        --covered --holding-rate 0.3 --dark-like-rate 0.5 --out /tmp/squares_darklike_hands_2623.npz
+    .venv/bin/python -m vision.train_squares render --scenes 1000 --boards 3 --seed 2624 --hand-rate 0.9 \
+        --covered --holding-rate 0.3 --out /tmp/squares_hands_2624.npz
+
+Each set is described (``squarenet.describe``) as it loads, so fourteen sets fit in memory (their raw
+inputs together did not, on a 24 GB machine). The sets store
 each square's inputs (``board_inputs``), height strips included, so a change to the strips'
 sampling (``vision.heights``) means rendering them again; the mirrored margins of edge squares
 (``vision.squarenet.mirror_edges``) are applied as a set loads (:func:`load_set`), old sets included.
@@ -48,8 +59,9 @@ on the same sets; a multilayer perceptron trained here with the strips (``--mirr
 mirrored) found fewer kings (docs/vision.md).
 
 Scenes come from ``vision.render.random_scene_params`` driven by ``np.random.default_rng([seed, scene])``
-(seed ``TRAIN_SEED`` = 2609, 2610 for the small frames, 2611 and 2614–2615 for the hands, 2612–2613 and
-2616–2617 more of the first kind) — a generator family disjoint from the
+(seed ``TRAIN_SEED`` = 2609, 2610 for the small frames, 2611, 2614–2615 and 2624 for the hands, 2612–2613
+and 2616–2617 more of the first kind, 2618–2621 thick pieces and printed boards, 2622–2623 dark men like
+the squares) — a generator family disjoint from the
 benchmark's (``vision.bench`` draws its scenes from ``default_rng(1)`` and its noise seeds 0…n and
 10 000…). Each scene is rendered with several boards
 (more kings than in a game, some hands); the square labels come from the board string rendered. The top
@@ -100,6 +112,7 @@ def training_board(rng: np.random.Generator) -> str:
 
 SEAMLESS_STREAM = 13  # render_dataset's own generator for seamless kings, beside the scene's
 MATTE_STREAM = 14  # and for matte pieces
+DARK_LIKE_STREAM = 15  # and for dark pieces stained like the dark squares
 
 
 def scene_params(rng: np.random.Generator, size: tuple[int, int], holdout_only: bool = False,
@@ -164,7 +177,7 @@ def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_S
                    printed_rate: float = 0.0, tilt_max: float = 50.0,
                    tall_height: tuple[float, float] | None = None,
                    off_centre_rate: float = 0.0, seamless_rate: float = 0.0,
-                   matte_rate: float = 0.0) -> dict[str, np.ndarray]:
+                   matte_rate: float = 0.0, dark_like_rate: float = 0.0) -> dict[str, np.ndarray]:
     """Render the training set: inputs, labels (0..5), held-out flag, scene id and square (observation order) per row.
 
     ``sizes``: frame sizes drawn uniformly per scene; None draws 1280×720 (60 %) or 640×360.
@@ -176,10 +189,12 @@ def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_S
     as one tall disc with no seam (:func:`vision.render.params.with_seamless_kings`), decided by a generator
     of its own, so every scene is otherwise the one rendered without it. ``matte_rate``: likewise, share of
     scenes whose pieces' rims glint little or not at all (:func:`vision.render.params.with_matte_pieces`).
+    ``dark_like_rate``: likewise, share of scenes whose dark pieces are stained like the dark squares
+    (:func:`vision.render.params.with_dark_pieces_like_squares`).
     """
     from vision.geometry import SQUARE_NAMES
     from vision.render import HandPose, render_scene
-    from vision.render.params import with_matte_pieces, with_seamless_kings
+    from vision.render.params import with_dark_pieces_like_squares, with_matte_pieces, with_seamless_kings
 
     xs, ys, held, scene_id, squares = [], [], [], [], []
     t0 = time.time()
@@ -196,6 +211,9 @@ def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_S
         matte = np.random.default_rng([seed, s, MATTE_STREAM])
         if matte_rate > 0 and matte.random() < matte_rate:
             params = with_matte_pieces(params, matte)
+        dark_like = np.random.default_rng([seed, s, DARK_LIKE_STREAM])
+        if dark_like_rate > 0 and dark_like.random() < dark_like_rate:
+            params = with_dark_pieces_like_squares(params, dark_like)
         for _ in range(boards_per_scene):
             board = "wwwwwwwwwwww........bbbbbbbbbbbb" if rng.random() < 0.1 else training_board(rng)
             hand = None
@@ -305,6 +323,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="share of scenes whose kings are one tall disc, no seam between their two discs")
     r.add_argument("--matte-rate", type=float, default=0.0,
                    help="share of scenes whose pieces' rims glint little or not at all (oiled or worn wood)")
+    r.add_argument("--dark-like-rate", type=float, default=0.0,
+                   help="share of scenes whose dark pieces are stained like the dark squares")
     r.add_argument("--tilt-max", type=float, default=50.0,
                    help="steepest camera tilt in degrees, up to 62 (default 50)")
     r.add_argument("--tall-height", default=None,
@@ -350,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         data = render_dataset(args.scenes, args.boards, args.seed, sizes, args.hand_rate, args.covered,
                               args.holding_rate, args.tall_rate, args.printed_rate, args.tilt_max, tall_height,
-                              args.off_centre_rate, args.seamless_rate, args.matte_rate)
+                              args.off_centre_rate, args.seamless_rate, args.matte_rate, args.dark_like_rate)
         np.savez_compressed(args.out, **data)
         print(f"{len(data['y'])} squares, per class {np.bincount(data['y'], minlength=len(CLASSES)).tolist()}, "
               f"{int(data['held'].sum())} from held-out scenes -> {args.out}")

@@ -53,6 +53,26 @@ def test_matte_pieces_change_nothing_but_how_the_rims_glint():
         assert q.piece_sheen < p.piece_sheen
 
 
+def test_dark_pieces_like_squares_take_the_dark_woods_hue_and_change_nothing_else():
+    """`--dark-like-squares`: the dark pieces take the dark squares' colour, a little lighter or darker, on
+    wooden and printed boards alike; every other choice of the scene stays as drawn."""
+    import colorsys
+
+    from vision.render.params import DARK_LIKE_GAIN, DARK_LIKE_JITTER
+
+    for printed in (False, True):
+        plain = list(scene_draws(12, (640, 360), 2, printed=printed))
+        like = list(scene_draws(12, (640, 360), 2, printed=printed, dark_like=True))
+        for (i, p, *rest), (j, q, *rest2) in zip(plain, like, strict=True):
+            assert (i, rest) == (j, rest2)
+            assert {f.name for f in fields(p) if not _same(getattr(p, f.name), getattr(q, f.name))} == {"dark_piece"}
+            ratio = np.divide(q.dark_piece, q.dark_wood)
+            assert (ratio >= DARK_LIKE_GAIN[0] * (1 - DARK_LIKE_JITTER) - 1e-9).all()
+            assert (ratio <= DARK_LIKE_GAIN[1] * (1 + DARK_LIKE_JITTER) + 1e-9).all()
+            hue = [colorsys.rgb_to_hsv(*np.divide(c[::-1], 255))[0] for c in (q.dark_piece, q.dark_wood)]
+            assert min(abs(hue[0] - hue[1]), 1 - abs(hue[0] - hue[1])) < 0.03
+
+
 def test_off_centre_pieces_reach_past_the_careful_players_offsets_but_stay_on_their_square():
     """Plain scenes keep pieces within 0.08 of a square of the centre; off-centre ones go to 0.22, never so
     far that the piece's middle leaves its square."""

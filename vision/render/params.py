@@ -313,6 +313,24 @@ def with_matte_pieces(params: SceneParams, rng: np.random.Generator) -> ScenePar
     return replace(params, piece_sheen=float(rng.uniform(*MATTE_SHEEN)))
 
 
+# Dark pieces stained like the dark squares. random_scene_params draws the dark pieces and the dark wood from
+# palettes of their own, so most scenes show a piece that stands out from its square in hue or lightness; some
+# real sets are stained with the board's own dark stain, and a dark man on a dark square then shows only
+# its rim and its shading. Used for ``dama bench vision --dark-like-squares`` and training sets
+# (vision/train_squares.py --dark-like-rate).
+DARK_LIKE_GAIN = (0.8, 1.08)  # the piece's colour over the dark wood's, one gain for all three channels
+DARK_LIKE_JITTER = 0.03  # and each channel by up to this much more or less (never a new hue)
+
+
+def with_dark_pieces_like_squares(params: SceneParams, rng: np.random.Generator) -> SceneParams:
+    """``params`` with dark pieces of the dark squares' own colour, a little lighter or darker
+    (``DARK_LIKE_GAIN``, ``DARK_LIKE_JITTER``)."""
+    gain = rng.uniform(*DARK_LIKE_GAIN)
+    jitter = rng.uniform(1 - DARK_LIKE_JITTER, 1 + DARK_LIKE_JITTER, 3)
+    colour = tuple(float(np.clip(c * gain * j, 0, 255)) for c, j in zip(params.dark_wood, jitter, strict=True))
+    return replace(params, dark_piece=colour)
+
+
 # Pieces set down off their squares' centres. random_scene_params puts each piece within 0.08 of a square of
 # its centre, as a careful player does; in a quick game a piece lands wherever the hand lets go, and on
 # the fhgr photos in ../shared/photos some stand a quarter of a square off, their edge over the light
