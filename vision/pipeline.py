@@ -158,6 +158,20 @@ class FrameResult:
         }
 
 
+def blind_to_dark_men(labels: np.ndarray, net_labels: np.ndarray, least: int = 3) -> bool:
+    """Does the colour reading ``labels`` take the network's dark men (``net_labels``; colour classes 0 empty,
+    1 light, 2 dark) for bare squares wholesale: at least ``least`` of them, and at least half?
+
+    Dark men stained like the dark squares look like bare squares to the colours; the network sees them by
+    their rims. A colour model learned from such a reading would take them all away, so
+    :meth:`VisionPipeline._colours_of_this_picture` does not learn one (docs/vision.md, "Dark men stained
+    like their squares"). A reading that differs on a square or two (a piece the network imagines on a
+    hand's shadow) is not blind: there the picture's own colours still have their say."""
+    dark = net_labels == 2
+    lumped = int(np.count_nonzero(dark & (labels == 0)))
+    return lumped >= least and 2 * lumped >= int(np.count_nonzero(dark))
+
+
 class VisionPipeline:
     """Stateful recognizer for one camera: keeps the board fit (tracking), White's side, colour model."""
 
@@ -574,15 +588,18 @@ class VisionPipeline:
         learned from the default model's reading of this picture then gets the say a calibrated board's
         model has. On 150 rendered scenes of held-out woods, pieces and light that took the uncalibrated
         network from 80.3 % of squares to 98.4 %; on 1000 regular scenes it ran on four boards and changed
-        two readings, both to the truth (docs/vision.md, "One picture of an unfamiliar board"). In video,
-        while no square changes (``still``) on the same board fit, the last frame's verdict and model stand.
+        two readings, both to the truth (docs/vision.md, "One picture of an unfamiliar board"). Not where the
+        default model takes the network's dark men for bare squares wholesale (:func:`blind_to_dark_men`). In
+        video, while no square changes (``still``) on the same board fit, the last frame's verdict and model
+        stand.
         """
         if still and self._own_colours is not None and self._own_colours[0] is fit:
             model = self._own_colours[1]
         else:
             model = None
             guess, _ = default_classify(vec, bare, fit.contrast)
-            if explains_worse(vec[seen], net_labels[seen], guess[seen]):
+            net, other = net_labels[seen], guess[seen]
+            if not blind_to_dark_men(other, net) and explains_worse(vec[seen], net, other):
                 try:
                     model = ColourModel.learn(vec, guess)
                 except ValueError:  # a class the default model did not see at all: nothing to learn it from
