@@ -21,6 +21,21 @@ def _same(a, b) -> bool:
     return np.array_equal(a, b) if isinstance(a, np.ndarray) else a == b
 
 
+def _changed(p, q) -> set[str]:
+    """Names of the scene parameters that differ between ``p`` and ``q``."""
+    return {f.name for f in fields(p) if not _same(getattr(p, f.name), getattr(q, f.name))}
+
+
+def _with_and_without(seed: int, variant: dict, **common):
+    """(plain, variant) scene parameters of the first 12 scenes of ``seed``, each pair checked to share its
+    index, board, hand and mirroring."""
+    plain = scene_draws(12, (640, 360), seed, **common)
+    other = scene_draws(12, (640, 360), seed, **common, **variant)
+    for (i, p, *rest), (j, q, *rest2) in zip(plain, other, strict=True):
+        assert (i, rest) == (j, rest2)
+        yield p, q
+
+
 @pytest.mark.parametrize(("thick", "printed", "off_centre"),
                          [(True, False, False), (False, True, False), (True, True, False), (False, False, True),
                           (True, True, True)])
@@ -29,27 +44,20 @@ def test_a_variant_keeps_the_scenes_cameras_positions_and_hands(thick, printed, 
     variant = list(scene_draws(12, (640, 360), 1, thick=thick, printed=printed, off_centre=off_centre))
     for (i, p, board, hand, mirrored), (j, q, board2, hand2, mirrored2) in zip(plain, variant, strict=True):
         assert (i, board, hand, mirrored) == (j, board2, hand2, mirrored2)
-        changed = {f.name for f in fields(p) if not _same(getattr(p, f.name), getattr(q, f.name))}
-        assert changed == ((BOARD_COLOURS if printed else set()) | (PIECE_SIZE if thick else set())
-                           | (PLACEMENT if off_centre else set()))
+        assert _changed(p, q) == ((BOARD_COLOURS if printed else set()) | (PIECE_SIZE if thick else set())
+                                  | (PLACEMENT if off_centre else set()))
         assert q.board_finish == ("printed" if printed else "wood")
 
 
 def test_seamless_kings_change_nothing_but_how_kings_are_drawn():
-    plain = list(scene_draws(12, (640, 360), 1, thick=True))
-    flush = list(scene_draws(12, (640, 360), 1, thick=True, seamless=True))
-    for (i, p, *rest), (j, q, *rest2) in zip(plain, flush, strict=True):
-        assert (i, rest) == (j, rest2)
-        assert {f.name for f in fields(p) if not _same(getattr(p, f.name), getattr(q, f.name))} == {"seamless_kings"}
+    for p, q in _with_and_without(1, {"seamless": True}, thick=True):
+        assert _changed(p, q) == {"seamless_kings"}
         assert q.seamless_kings and not p.seamless_kings
 
 
 def test_matte_pieces_change_nothing_but_how_the_rims_glint():
-    plain = list(scene_draws(12, (640, 360), 1, off_centre=True))
-    matte = list(scene_draws(12, (640, 360), 1, off_centre=True, matte=True))
-    for (i, p, *rest), (j, q, *rest2) in zip(plain, matte, strict=True):
-        assert (i, rest) == (j, rest2)
-        assert {f.name for f in fields(p) if not _same(getattr(p, f.name), getattr(q, f.name))} == {"piece_sheen"}
+    for p, q in _with_and_without(1, {"matte": True}, off_centre=True):
+        assert _changed(p, q) == {"piece_sheen"}
         assert q.piece_sheen < p.piece_sheen
 
 
@@ -61,11 +69,8 @@ def test_dark_pieces_like_squares_take_the_dark_woods_hue_and_change_nothing_els
     from vision.render.params import DARK_LIKE_GAIN, DARK_LIKE_JITTER
 
     for printed in (False, True):
-        plain = list(scene_draws(12, (640, 360), 2, printed=printed))
-        like = list(scene_draws(12, (640, 360), 2, printed=printed, dark_like=True))
-        for (i, p, *rest), (j, q, *rest2) in zip(plain, like, strict=True):
-            assert (i, rest) == (j, rest2)
-            assert {f.name for f in fields(p) if not _same(getattr(p, f.name), getattr(q, f.name))} == {"dark_piece"}
+        for p, q in _with_and_without(2, {"dark_like": True}, printed=printed):
+            assert _changed(p, q) == {"dark_piece"}
             ratio = np.divide(q.dark_piece, q.dark_wood)
             assert (ratio >= DARK_LIKE_GAIN[0] * (1 - DARK_LIKE_JITTER) - 1e-9).all()
             assert (ratio <= DARK_LIKE_GAIN[1] * (1 + DARK_LIKE_JITTER) + 1e-9).all()
