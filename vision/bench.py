@@ -129,6 +129,11 @@ class Tally:
     kings_by_crown: dict[str, list[int]] = field(default_factory=dict)  # crown shift band -> [kings, found]
     squares_right_shown: int = 0  # exact, but a king whose height cannot be seen may read as a man
     boards_right_shown: int = 0
+    # pictures with no hand over the board, the only ones a game's record is made of (the stabilizer passes
+    # on nothing while a hand is there): boards and squares right, kings as men
+    handless: int = 0
+    handless_right: int = 0
+    handless_squares_right: int = 0
     kings_said: int = 0
     kings_said_right: int = 0
     wrong: list[str] = field(default_factory=list)  # boards wrong where a king's height shows, one line each
@@ -171,6 +176,10 @@ class Tally:
         self.boards_right += right == 32
         self.boards_right_colour += right_c == 32
         self.boards_right_shown += right_s == 32
+        if not hand:
+            self.handless += 1
+            self.handless_right += right_c == 32
+            self.handless_squares_right += right_c
 
     def lines(self, name: str) -> list[str]:
         n = max(self.scenes, 1)
@@ -189,6 +198,11 @@ class Tally:
             f"boards {100 * self.boards_right_shown / n:.2f} % (a king whose top lands < {CROWN_SHOWS_PX:g} px "
             f"beyond a man's may read as a man)",
         ]
+        if self.handless < self.scenes:
+            m = max(self.handless, 1)
+            out.append(f"  no hand over the board per square {100 * self.handless_squares_right / (32 * m):.3f} %, "
+                       f"boards {100 * self.handless_right / m:.2f} % of {self.handless} (kings as men; what a "
+                       "game's record is made of)")
         if self.kings:
             bands = ", ".join(f"{b} {f}/{n}" for b, (n, f) in sorted(self.kings.items()))
             crowns = ", ".join(f"{b} {self.kings_by_crown[b][1]}/{self.kings_by_crown[b][0]}"

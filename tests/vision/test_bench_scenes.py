@@ -134,6 +134,26 @@ def test_boards_read_wrong_are_listed_by_square_where_a_kings_height_shows():
                        "scene 11: a1 w read b (hidden)"]
 
 
+def test_pictures_with_no_hand_over_the_board_are_also_scored_alone():
+    """The record is made only of pictures with no hand over the board: they get their own line (kings as
+    men), and a hand scene read wrong does not lower it."""
+    from vision.bench import Tally
+    from vision.geometry import START_BOARD
+
+    t = Tally()
+    for scene, (got, hand) in enumerate([(START_BOARD, False), ("W" + START_BOARD[1:], False),
+                                         ("." + START_BOARD[1:], True), ("." + START_BOARD[1:], False)]):
+        t.scenes += 1
+        t.add_board(got, START_BOARD, "0" * 32, scene=scene, hand=hand)
+    line = next(s for s in t.lines("x") if "no hand over the board" in s)
+    assert "boards 66.67 % of 3" in line and f"per square {100 * 95 / 96:.3f} %" in line
+    assert t.handless_right == 2  # a king read for a man counts right, kings as men
+    every = Tally()
+    every.scenes += 1
+    every.add_board(START_BOARD, START_BOARD, "0" * 32, hand=False)
+    assert not any("no hand over the board" in s for s in every.lines("x"))  # no hand anywhere: the line adds nothing
+
+
 def test_how_far_a_kings_top_lands_comes_from_the_scenes_own_camera():
     """`crown_px`: nothing straight below the camera, more the farther a square lies from its foot, twice a
     man's own top shift (a king is two men)."""
