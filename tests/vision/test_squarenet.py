@@ -357,7 +357,7 @@ def test_seamless_kings_in_a_training_set_change_the_kings_and_nothing_of_the_sc
     assert np.median(change[kings]) > 3 * np.median(change[~kings])
 
 
-def test_training_renders_and_trains_both_networks(tmp_path):
+def test_training_renders_and_trains_both_networks(tmp_path, capsys):
     """`python -m vision.train_squares` end to end on a tiny set: a network that reads the height strips
     (each piece also mirrored) and, with --no-strips, the square network that leaves them out; both load
     and read a board."""
@@ -379,6 +379,22 @@ def test_training_renders_and_trains_both_networks(tmp_path):
     for net in nets.values():
         p = net.forward(d)
         assert p.shape == (3, len(CLASSES)) and np.allclose(p.sum(axis=1), 1.0)
+
+    # fine-tuning (--init): starts from the square network, keeps its standardisation and layer sizes
+    tuned = tmp_path / "tuned.npz"
+    assert main(["train", "--data", str(data), "--epochs", "1", "--lr", "1e-4", "--no-strips",
+                 "--init", str(tmp_path / "squares.npz"), "--out", str(tuned)]) == 0
+    before, after = SquareNet.load(tmp_path / "squares.npz"), SquareNet.load(tuned)
+    assert np.array_equal(before.mu, after.mu) and np.array_equal(before.sd, after.sd)
+    assert [w.shape for w, _ in after.layers] == [w.shape for w, _ in before.layers]
+    assert not np.array_equal(before.layers[0][0], after.layers[0][0])  # trained on, not copied
+    # a network of the wrong width to start from, or no network at all: refused with the reason
+    assert main(["train", "--data", str(data), "--epochs", "1", "--init", str(tmp_path / "squares.npz"),
+                 "--out", str(tuned)]) == 2  # with the strips the rows are wider than the network reads
+    assert "reads" in capsys.readouterr().err
+    assert main(["train", "--data", str(data), "--epochs", "1", "--no-strips", "--init", str(tmp_path / "none.npz"),
+                 "--out", str(tuned)]) == 2
+    assert "cannot read network to start from" in capsys.readouterr().err
 
 
 def test_steep_cameras_and_tall_pieces_can_be_rendered_for_training(capsys):
