@@ -85,11 +85,13 @@ from vision.squarenet import (
     board_inputs,
     colour_loglik,
     colours_contradict_network,
+    dark_net,
     decide,
     default_net,
     describe,
     with_colour_model,
     with_crowns,
+    with_dark_opinion,
 )
 from vision.viewpoint import viewpoint
 
@@ -394,10 +396,10 @@ class VisionPipeline:
             strips = height_strips(frame, maps) if again else None
             x = board_inputs(top, feat, fit.bright_parity, light_ok, vec, bare, shift, strips)
             d = describe(x)
-            prob = default_net().forward(d)
+            prob = read_squares(d)
             if not hand_seen:  # a piece set down off its square's centre is not a hand (vision.second_look)
                 bp = fit.bright_parity
-                prob = second_look(default_net().forward, x, prob, feat, bp,
+                prob = second_look(read_squares, x, prob, feat, bp,
                                    lambda: np.where(covered, np.inf, light_departure(feat, bp, fit.contrast)),
                                    lambda: arm_beside(seen_hand.odd_margin_cells(), bp))
             if again:  # only squares not surely empty (a piece, or a hand that may be leaving one)
@@ -905,6 +907,12 @@ class VisionPipeline:
         from vision.overlay import draw_overlay
 
         return draw_overlay(frame, res, highlight, masked)
+
+
+def read_squares(d: np.ndarray) -> np.ndarray:
+    """(N, 6) class probabilities for rows of :func:`vision.squarenet.describe`: the square network's, with
+    the second network's split where it is torn between bare wood and a dark piece (``with_dark_opinion``)."""
+    return with_dark_opinion(default_net().forward(d), d, dark_net())
 
 
 def _fingertip_reach(bright_parity: int, covered: np.ndarray) -> np.ndarray:

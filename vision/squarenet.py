@@ -27,7 +27,9 @@ A small multilayer perceptron in plain numpy (→ 128 → 64 → 6, softmax), tr
 reads the 99 numbers without the height strip and decides empty / light / dark / covered. Man or king
 is the crown reader's call (``vision.crowns``, a small convolutional network over the strip), merged by
 :func:`with_crowns`. A forward pass for 32 squares is a few small matrix products (well under a
-millisecond).
+millisecond). Where it is torn between bare wood and a dark piece, a second network of the same shape,
+trained with dark men stained like the dark squares (``vision/models/squarenet_dark.npz``), has a vote
+(:func:`with_dark_opinion`).
 
 Kings are reported only when the crown reader is fairly sure (``KING_THRESHOLD``); the referee tracks
 kings from the moves anyway.
@@ -59,6 +61,12 @@ N_INPUT = AB_END + N_STRIP + N_SCALARS
 CONTRAST_UNIT = 30.0  # board_inputs stores the board's contrast as log(contrast / CONTRAST_UNIT)
 KING_THRESHOLD = 0.95  # share of a piece's probability a king needs to be reported as one (docs/vision.md)
 MODEL_PATH = Path(__file__).resolve().parent / "models" / "squarenet.npz"
+# The second opinion on squares the network is torn on between bare wood and a dark piece: a network trained
+# as the first plus dark men stained like the dark squares and more hands (vision/train_squares.py)
+DARK_MODEL_PATH = Path(__file__).resolve().parent / "models" / "squarenet_dark.npz"
+TORN = 0.15  # the share both "empty" and "dark piece" reach for the second network to split them
+TORN_NOT_HAND = 0.1  # ... while "covered" stays under this (a hand is the first network's call)
+DARK_OR_BARE = np.array([0, 2, 4])  # the classes with_dark_opinion splits: empty, dark man, dark king
 COLOUR_OF = np.array([0, 1, 2, 1, 2, 0])  # class -> colour class of vision.classify (empty, light, dark); covered
 # squares are hidden by the caller, their colour class never read
 COLOUR_FEATURES = 6  # of vision.classify.cell_vectors: centre − light reference (3), centre − corners (3)
@@ -498,8 +506,40 @@ def default_net() -> SquareNet:
     return SquareNet.load(MODEL_PATH)
 
 
+@lru_cache(maxsize=1)
+def dark_net() -> SquareNet:
+    """The committed second opinion on dark pieces against bare dark wood (loaded once)."""
+    return SquareNet.load(DARK_MODEL_PATH)
+
+
+def with_dark_opinion(prob: np.ndarray, d: np.ndarray, second: SquareNet) -> np.ndarray:
+    """``prob`` (N, 6) of :class:`SquareNet` on rows ``d`` of :func:`describe`, where it is torn between an empty
+    square and a dark piece (each at least ``TORN``, "covered" under ``TORN_NOT_HAND``), split between those
+    by the geometric mean of both networks' odds (the ``second`` one's as a second vote, not a replacement: a
+    dark man the first reads at 0.7 stays one where the second leans 0.6 the other way; and not a product,
+    which would make the two, trained alike and erring alike, surer together than either is, past where the
+    board's colour model can still correct them); the rest as it was.
+
+    A dark man stained like the dark squares shows only its rim, side and shadow, and the square network
+    (trained on few such men) leaves many of them at 0.6 / 0.4; a network trained with them too reads them
+    better but errs elsewhere: pieces set down off centre and fingertips read differently from the network
+    the pipeline's rules were measured with (docs/vision.md, "A second opinion on dark men"). So the second
+    network decides only what the first leaves open, and only between bare wood and a dark man or king:
+    the share the first gives the three together stays theirs, and the crown reader still tells man from king.
+    """
+    torn = (prob[:, 0] >= TORN) & (prob[:, 2] + prob[:, 4] >= TORN) & (prob[:, COVERED] < TORN_NOT_HAND)
+    if not torn.any():
+        return prob
+    first = prob[torn][:, DARK_OR_BARE]
+    pooled = np.sqrt(first * second.forward(d[torn])[:, DARK_OR_BARE]) + 1e-12
+    out = prob.copy()
+    out[np.flatnonzero(torn)[:, None], DARK_OR_BARE] = first.sum(axis=1, keepdims=True) * pooled / pooled.sum(
+        axis=1, keepdims=True)
+    return out
+
+
 __all__ = ["CLASSES", "COLOUR_CONTRADICTS", "COLOUR_FEATURES", "COLOUR_OF", "COLOUR_VOTE_MOST", "COVERED",
-           "COVERED_THRESHOLD", "COVERED_WITH_HAND", "HAND_NOT_KING", "KING_KEPT", "KING_THRESHOLD", "MODEL_PATH",
-           "N_DESC", "N_INPUT", "STRIP_IN_DESC", "SURE_OF_COLOUR", "SquareNet", "board_inputs", "colour_loglik",
-           "colours_contradict_network", "decide", "read_weights", "default_net", "describe", "with_colour_model",
-           "with_crowns"]
+           "COVERED_THRESHOLD", "COVERED_WITH_HAND", "DARK_MODEL_PATH", "HAND_NOT_KING", "KING_KEPT", "KING_THRESHOLD",
+           "MODEL_PATH", "N_DESC", "N_INPUT", "STRIP_IN_DESC", "SURE_OF_COLOUR", "TORN", "TORN_NOT_HAND", "SquareNet",
+           "board_inputs", "colour_loglik", "colours_contradict_network", "dark_net", "decide", "read_weights",
+           "default_net", "describe", "with_colour_model", "with_crowns", "with_dark_opinion"]

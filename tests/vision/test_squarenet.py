@@ -501,3 +501,56 @@ def test_the_patches_picked_in_one_take_are_the_cut_and_mirrored_ones(get_scene,
         for row in range(32):
             slope, offset = np.polyfit(want[row, block], x[row, block], 1)
             assert slope > 0 and np.abs(slope * want[row, block] + offset - x[row, block]).max() < 1e-4, row
+
+
+class _Fixed:
+    """A stand-in second network that answers every row with the same probabilities."""
+
+    def __init__(self, p: list[float]) -> None:
+        self.p = np.array(p)
+        self.rows = 0
+
+    def forward(self, d: np.ndarray) -> np.ndarray:
+        self.rows += len(d)
+        return np.tile(self.p, (len(d), 1))
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_the_second_opinion_splits_only_what_the_first_network_leaves_open(seed):
+    """Only rows torn between an empty square and a dark piece, with no hand, change, and there only the
+    split among empty, dark man and dark king: the share of the three together, light pieces and
+    "covered" stay the first network's."""
+    from vision.squarenet import TORN, TORN_NOT_HAND, with_dark_opinion
+
+    rng = np.random.default_rng(seed)
+    prob = rng.dirichlet(rng.uniform(0.2, 2.0, 6), size=24)
+    second = _Fixed(list(rng.dirichlet(np.ones(6))))
+    out = with_dark_opinion(prob, np.zeros((24, 3)), second)
+    torn = (prob[:, 0] >= TORN) & (prob[:, 2] + prob[:, 4] >= TORN) & (prob[:, 5] < TORN_NOT_HAND)
+    assert np.array_equal(out[~torn], prob[~torn]) and second.rows == torn.sum()
+    np.testing.assert_allclose(out.sum(axis=1), 1.0)
+    np.testing.assert_allclose(out[:, [1, 3, 5]], prob[:, [1, 3, 5]])
+    np.testing.assert_allclose(out[:, [0, 2, 4]].sum(axis=1), prob[:, [0, 2, 4]].sum(axis=1))
+
+
+def test_a_sure_second_opinion_decides_a_torn_square_and_a_doubtful_one_does_not():
+    from vision.squarenet import with_dark_opinion
+
+    torn = np.array([[0.62, 0.0, 0.37, 0.0, 0.0, 0.01],    # a stained dark man the first network half sees
+                     [0.29, 0.0, 0.58, 0.0, 0.13, 0.0]])   # a dark man it reads, if not surely
+    sure = with_dark_opinion(torn, np.zeros((2, 3)), _Fixed([0.1, 0.0, 0.88, 0.0, 0.02, 0.0]))
+    assert [CLASSES[k] for k in decide(sure)[0]] == ["b", "b"]
+    leaning = with_dark_opinion(torn, np.zeros((2, 3)), _Fixed([0.59, 0.0, 0.36, 0.0, 0.05, 0.0]))
+    assert [CLASSES[k] for k in decide(leaning)[0]] == [".", "b"]  # a second vote, not a replacement
+    hand = np.array([[0.4, 0.0, 0.3, 0.0, 0.0, 0.3]])
+    assert np.array_equal(with_dark_opinion(hand, np.zeros((1, 3)), _Fixed([0.0, 0.0, 1.0, 0.0, 0.0, 0.0])), hand)
+
+
+def test_the_committed_second_network_reads_the_same_inputs_as_the_first():
+    from vision.squarenet import dark_net, default_net
+
+    first, second = default_net(), dark_net()
+    assert second.strip == first.strip and second.mu.shape == first.mu.shape
+    d = describe(np.zeros((2, N_INPUT), dtype=np.float32))
+    np.testing.assert_allclose(second.forward(d).sum(axis=1), 1.0, rtol=1e-5)
