@@ -107,7 +107,17 @@ from vision.cells import features, warp_lattice
 from vision.classify import dark_cells
 from vision.geometry import FILES_RANKS, files_ranks_homography
 from vision.heights import height_strips, strip_maps
-from vision.squarenet import CLASSES, COVERED, STRIP_IN_DESC, board_inputs, describe, flush_subnormals, mirror_edges
+from vision.squarenet import (
+    CLASSES,
+    COVERED,
+    STRIP_IN_DESC,
+    SquareNet,
+    board_inputs,
+    describe,
+    flush_subnormals,
+    mirror_edges,
+    read_weights,
+)
 from vision.viewpoint import viewpoint
 
 TRAIN_SEED = 2609  # the generator family of the training scenes (never the benchmark's seed 1)
@@ -259,19 +269,19 @@ def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_S
 
 def train(x: np.ndarray, y: np.ndarray, hidden: tuple[int, int] = (128, 64), epochs: int = 40, seed: int = 0,
           batch: int = 256, lr: float = 2e-3, decay: float = 1e-4,
-          init: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+          init: SquareNet | None = None) -> dict[str, np.ndarray]:
     """Softmax MLP on :func:`describe` rows (turn-invariant, so no augmentation), Adam with a cosine
     schedule and class weights; returns the weights for SquareNet.
 
-    ``init``: a trained network's weights (as :func:`vision.squarenet.read_weights` gives them) to start
-    from instead of random ones, its standardisation (``mu``, ``sd``) kept, so that a fine-tuning keeps
-    what the network and the pipeline's rules around it agree on; ``hidden`` is then the stored one's."""
+    ``init``: a trained network to start from instead of random weights, its standardisation (``mu``,
+    ``sd``) kept, so that a fine-tuning keeps what the network and the pipeline's rules around it agree on;
+    ``hidden`` is then the stored one's."""
     rng = np.random.default_rng(seed)
     if init is not None:
-        mu, sd = init["mu"].astype(np.float32), init["sd"].astype(np.float32)
+        mu, sd = init.mu, init.sd
         if mu.shape[0] != x.shape[1]:
             raise ValueError(f"the network to start from reads {mu.shape[0]} inputs, these rows {x.shape[1]}")
-        params = [init[f"{kind}{k}"].astype(np.float32).copy() for k in range(3) for kind in ("w", "b")]
+        params = [a.copy() for layer in init.layers for a in layer]
     else:
         mu = x.mean(axis=0)
         sd = x.std(axis=0) + 1e-3
@@ -433,22 +443,14 @@ def main(argv: list[str] | None = None) -> int:
         xt = np.delete(xt, STRIP_IN_DESC, axis=1)
     if args.mirror and not args.no_strips:
         xt, yt = with_mirrored_strips(xt, yt)
-    init = None
-    if args.init is not None:
-        from vision.squarenet import read_weights
-
-        try:
-            init = read_weights(args.init, "network to start from")
-        except ValueError as exc:
-            print(f"train_squares: {exc}", file=sys.stderr)
-            return 2
     try:
+        init = None if args.init is None else SquareNet(read_weights(args.init, "network to start from"))
         weights = train(xt, yt, hidden=hidden, epochs=args.epochs, seed=args.seed, lr=args.lr, decay=args.decay,
                         init=init)
-    except (ValueError, KeyError) as exc:
+    except ValueError as exc:
         print(f"train_squares: cannot start from {args.init}: {exc}", file=sys.stderr)
         return 2
-    from vision.squarenet import SquareNet, decide
+    from vision.squarenet import decide
 
     net = SquareNet(weights)
     if val.any():
