@@ -2,6 +2,7 @@
 PY := .venv/bin/python
 PIP := .venv/bin/pip
 STAMP := .venv/.installed
+TRAIN_STAMP := .venv/.installed-train
 
 .PHONY: demo test lint bench venv clean
 
@@ -11,12 +12,17 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PIP) install -q -c constraints.txt -e '.[test]'
 	touch $(STAMP)
 
+# PyTorch, for the test that trains the patch reader (vision/train_patches.py); the demo does without it
+$(TRAIN_STAMP): $(STAMP)
+	$(PIP) install -q -c constraints.txt -e '.[test,train]'
+	touch $(TRAIN_STAMP)
+
 venv: $(STAMP)
 
 demo: $(STAMP)
 	.venv/bin/dama demo
 
-test: $(STAMP)
+test: $(TRAIN_STAMP)
 	bash scripts/system-deps.sh
 	.venv/bin/ruff check .
 	.venv/bin/python -m pytest -q -ra

@@ -73,6 +73,7 @@ from vision.occlusion import (
     light_departure,
     shadow_candidates,
 )
+from vision.patchnet import patch_net, with_patch_opinion
 from vision.second_look import second_look
 from vision.squarenet import (
     CLASSES,
@@ -396,7 +397,7 @@ class VisionPipeline:
             strips = height_strips(frame, maps) if again else None
             x = board_inputs(top, feat, fit.bright_parity, light_ok, vec, bare, shift, strips)
             d = describe(x)
-            prob = read_squares(d)
+            prob = read_squares(x, d, hand_seen)
             if not hand_seen:  # a piece set down off its square's centre is not a hand (vision.second_look)
                 bp = fit.bright_parity
                 prob = second_look(read_squares, x, prob, feat, bp,
@@ -909,10 +910,14 @@ class VisionPipeline:
         return draw_overlay(frame, res, highlight, masked)
 
 
-def read_squares(d: np.ndarray) -> np.ndarray:
-    """(N, 6) class probabilities for rows of :func:`vision.squarenet.describe`: the square network's, with
-    the second network's split where it is torn between bare wood and a dark piece (``with_dark_opinion``)."""
-    return with_dark_opinion(default_net().forward(d), d, dark_net())
+def read_squares(x: np.ndarray, d: np.ndarray | None = None, hand_seen: bool = False) -> np.ndarray:
+    """(N, 6) class probabilities for rows ``x`` of :func:`vision.squarenet.board_inputs` (``d`` their
+    :func:`describe`, computed if not given): the square network's, with the second network's split where it
+    is torn between bare wood and a dark piece (``with_dark_opinion``) and the patch reader's vote where it
+    is not sure (``vision.patchnet.with_patch_opinion``, which raises "covered" only where ``hand_seen``)."""
+    d = describe(x) if d is None else d
+    prob = with_dark_opinion(default_net().forward(d), d, dark_net())
+    return with_patch_opinion(prob, x, d, patch_net(), hand_seen)
 
 
 def _fingertip_reach(bright_parity: int, covered: np.ndarray) -> np.ndarray:

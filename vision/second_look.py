@@ -38,7 +38,6 @@ from vision.squarenet import (
     PATCH,
     SIDE,
     contrast_of,
-    describe,
     mirror_edges,
 )
 
@@ -111,8 +110,8 @@ def second_look(forward: Callable[[np.ndarray], np.ndarray], x: np.ndarray, prob
                 arm: Callable[[], np.ndarray]) -> np.ndarray:
     """``prob`` (32, 6) with the squares the network calls covered read again around shifted centres.
 
-    ``forward`` maps rows of :func:`describe` to class probabilities (the square network), ``x`` are the
-    board's :func:`board_inputs` rows, ``light_departure()`` gives :func:`vision.occlusion.light_departure`
+    ``forward`` maps rows of :func:`board_inputs` to class probabilities (the pipeline's square readers),
+    ``x`` are the board's rows, ``light_departure()`` gives :func:`vision.occlusion.light_departure`
     and ``arm()`` :func:`vision.occlusion.arm_beside` of the margin (both asked for only when needed).
     A square takes its second reading when that reading is an empty square or a piece of one colour
     (man or king: the crown reader tells those apart) at least :data:`SURE_PIECE` sure, at most half as
@@ -138,7 +137,7 @@ def second_look(forward: Callable[[np.ndarray], np.ndarray], x: np.ndarray, prob
     if not len(look):
         return prob
     rows = np.concatenate([recentred_inputs(x, feat, bright_parity, int(k), SHIFTS) for k in look])
-    again = forward(describe(rows)).reshape(len(look), len(SHIFTS), -1)
+    again = forward(rows).reshape(len(look), len(SHIFTS), -1)
     out = prob.copy()
     toward = spill_sides(np.array(SHIFTS))
     for k, p in zip(look, again, strict=True):

@@ -29,7 +29,8 @@ is the crown reader's call (``vision.crowns``, a small convolutional network ove
 :func:`with_crowns`. A forward pass for 32 squares is a few small matrix products (well under a
 millisecond). Where it is torn between bare wood and a dark piece, a second network of the same shape,
 trained with dark men stained like the dark squares (``vision/models/squarenet_dark.npz``), has a vote
-(:func:`with_dark_opinion`).
+(:func:`with_dark_opinion`); where it is not sure at all, so has a convolutional network over the patch
+itself, which sees a fingertip's shape where the rings see only a disc (``vision.patchnet``).
 
 Kings are reported only when the crown reader is fairly sure (``KING_THRESHOLD``); the referee tracks
 kings from the moves anyway.
@@ -344,16 +345,25 @@ class SquareNet:
         """
         d = np.asarray(d, dtype=np.float32)
         if not self.strip:
-            d = np.concatenate([d[:, :STRIP_IN_DESC.start], d[:, STRIP_IN_DESC.stop:]], axis=1)
-        h = (d - self.mu) / self.sd
+            d = without_strip(d)
         with _blas().limit(limits=1, user_api="blas") if self.strip else nullcontext():
-            for k, (w, b) in enumerate(self.layers):
-                h = h @ w + b
-                if k < len(self.layers) - 1:
-                    np.maximum(h, 0.0, out=h)
-        h -= h.max(axis=1, keepdims=True)
-        e = np.exp(h)
-        return e / e.sum(axis=1, keepdims=True)
+            return dense_softmax((d - self.mu) / self.sd, self.layers)
+
+
+def without_strip(d: np.ndarray) -> np.ndarray:
+    """Rows of :func:`describe` without the height strip's columns (what the square network reads)."""
+    return np.concatenate([d[:, :STRIP_IN_DESC.start], d[:, STRIP_IN_DESC.stop:]], axis=1)
+
+
+def dense_softmax(h: np.ndarray, layers: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
+    """Softmax of the fully connected ``layers`` ((in, out) weights, bias) over ``h``, ReLU between them."""
+    for k, (w, b) in enumerate(layers):
+        h = h @ w + b
+        if k < len(layers) - 1:
+            np.maximum(h, 0.0, out=h)
+    h -= h.max(axis=1, keepdims=True)
+    e = np.exp(h)
+    return e / e.sum(axis=1, keepdims=True)
 
 
 def decide(prob: np.ndarray, king_threshold: float = KING_THRESHOLD,
@@ -542,4 +552,5 @@ __all__ = ["CLASSES", "COLOUR_CONTRADICTS", "COLOUR_FEATURES", "COLOUR_OF", "COL
            "COVERED_THRESHOLD", "COVERED_WITH_HAND", "DARK_MODEL_PATH", "HAND_NOT_KING", "KING_KEPT", "KING_THRESHOLD",
            "MODEL_PATH", "N_DESC", "N_INPUT", "STRIP_IN_DESC", "SURE_OF_COLOUR", "TORN", "TORN_NOT_HAND", "SquareNet",
            "board_inputs", "colour_loglik", "colours_contradict_network", "dark_net", "decide", "read_weights",
-           "default_net", "describe", "with_colour_model", "with_crowns", "with_dark_opinion"]
+           "default_net", "dense_softmax", "describe", "with_colour_model", "with_crowns", "with_dark_opinion",
+           "without_strip"]

@@ -78,3 +78,17 @@ def bench_draw(seed: int, i: int, **variant: bool) -> tuple:
 @pytest.fixture
 def get_bench_draw():
     return bench_draw
+
+
+@pytest.fixture
+def square_network_alone(monkeypatch):
+    """Call it to read with the square network alone, the patch reader switched off (``monkeypatch.undo()``
+    switches it on again). The pipeline's rules around the square network (its "covered" bars, the colours'
+    veto and bounded vote, the second look) were made for what that network alone gets wrong; the patch reader
+    now reads many of those squares right before any rule is needed, so a rule's premise is shown without it."""
+    import vision.pipeline as pipeline
+
+    def off() -> None:
+        monkeypatch.setattr(pipeline, "with_patch_opinion", lambda prob, *args, **kwargs: prob)
+
+    return off

@@ -180,13 +180,15 @@ def test_play_holds_to_the_calibrated_window_when_pieces_hide_the_far_row(monkey
             assert np.linalg.norm(np.subtract(xy, image.corners[name])) < 0.25 * side, name
 
 
-def test_black_men_on_near_black_squares_stay_men_where_the_network_is_sure(monkeypatch, get_bench_draw):
+def test_black_men_on_near_black_squares_stay_men_where_the_network_is_sure(monkeypatch, get_bench_draw,
+                                                                           square_network_alone):
     """Scene 33 of `dama bench vision --seed 2`: a small frameless board of near-black squares with black men,
     soft shadows across it. The colour model learned from the start position has seen black men only on
     Black's half; on White's half, lit otherwise, its narrow Gaussians put them nearer the empty squares and
     outvoted a network that read them right. Its vote is bounded (``COLOUR_VOTE_MOST``), and where it
     misreads black men the network is sure of, it gets no vote on that picture (``colours_contradict_network``):
-    bounded, it still emptied three men the network read 63–90 % sure."""
+    bounded, it still emptied three men the network read 63–90 % sure. (Shown with the square network alone:
+    the patch reader's vote keeps two more of them.)"""
     import vision.pipeline as pipeline
     import vision.squarenet as squarenet
     from vision.render import render_scene
@@ -203,6 +205,7 @@ def test_black_men_on_near_black_squares_stay_men_where_the_network_is_sure(monk
         got = vp.process(image).board
         return sum(t in "bB" and g == "." for t, g in zip(board, got, strict=True))
 
+    square_network_alone()
     monkeypatch.setattr(pipeline, "colours_contradict_network", lambda *args, **kwargs: False)
     monkeypatch.setattr(pipeline, "COLOUR_VOTE_MOST", None)
     assert dark_read_empty() >= 6  # the premise: unbounded, the colours empty most of White's half

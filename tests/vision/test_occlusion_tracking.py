@@ -444,11 +444,13 @@ def test_a_hand_the_colours_take_for_the_bare_square_stays_a_hand_on_a_calibrate
 
 
 def test_a_fingertip_on_a_corner_man_the_colours_take_for_the_bare_square_reads_unknown(get_bench_draw,
-                                                                                        monkeypatch):
+                                                                                        monkeypatch,
+                                                                                        square_network_alone):
     """Scene 755 of `dama bench vision` (seed 1): a dark fingertip over the light man on a1, the corner of a
     dark board. The network is less sure of the hand ("covered" 0.72) than where a hand is seen elsewhere
     (``COVERED_WITH_HAND``), and the colours took the skin for the bare square: a1 read empty. Where the
-    colours see the bare square, "covered" as the likelier reading stands (``COVERED_IN_PICTURE``)."""
+    colours see the bare square, "covered" as the likelier reading stands (``COVERED_IN_PICTURE``). (The premise
+    with the square network alone; with the patch reader's vote the higher bar reads a1 as a dark man.)"""
     import vision.pipeline as pipeline
     from vision.bench import render_bench_scene
 
@@ -456,6 +458,7 @@ def test_a_fingertip_on_a_corner_man_the_colours_take_for_the_bare_square_reads_
     a1 = SQUARE_NAMES.index("a1")
     assert sc.board[a1] == "w" and sc.occluded[a1] == "1" and sc.hand_on_board
 
+    square_network_alone()
     monkeypatch.setattr(pipeline, "COVERED_IN_PICTURE", pipeline.COVERED_WITH_HAND)  # the premise: the higher bar
     assert _read_calibrated(sc)[a1] == "."
     monkeypatch.undo()
@@ -489,12 +492,13 @@ def test_a_king_beside_the_hand_with_no_finger_on_it_stays_a_king(get_bench_draw
     assert "?" in got  # the hand still hides what it covers
 
 
-def test_a_hand_the_colours_veto_beside_the_hand_is_no_king(get_bench_draw, monkeypatch):
+def test_a_hand_the_colours_veto_beside_the_hand_is_no_king(get_bench_draw, monkeypatch, square_network_alone):
     """Scene 376 of `dama bench vision --seed 2`, calibrated: the hand over the empty g3, beside squares it
     hides. The network gives "covered" 0.56 there; the colour model's veto on "covered" left a dark king.
     A king beside the hand where the network saw a finger before the colours' veto is not sure either:
     g3 reads '?' and waits for the hand to leave. (The dark king on b8 is read as a man, as the benchmark's
-    "kings as men" allows: the referee knows it.)"""
+    "kings as men" allows: the referee knows it.) The premise and the rule with the square network alone:
+    with the patch reader's vote g3 reads empty, as it is."""
     import vision.pipeline as pipeline
     from vision.bench import render_bench_scene
 
@@ -502,10 +506,15 @@ def test_a_hand_the_colours_veto_beside_the_hand_is_no_king(get_bench_draw, monk
     g3 = SQUARE_NAMES.index("g3")
     assert sc.board[g3] == "." and sc.hand_on_board
 
+    square_network_alone()
+    rule = pipeline.FINGER_ON_KING
     monkeypatch.setattr(pipeline, "FINGER_ON_KING", 2.0)  # the premise: no king beside the hand doubted
     assert _read_calibrated(sc)[g3] == "B"
-    monkeypatch.undo()
+    monkeypatch.setattr(pipeline, "FINGER_ON_KING", rule)
     _assert_unknown_there_and_right_elsewhere(_read_calibrated(sc).lower(), sc.board.lower(), g3)
+    monkeypatch.undo()  # with the patch reader the square reads right, and so does every square read
+    got = _read_calibrated(sc).lower()
+    assert got[g3] == "." and all(g == t for g, t in zip(got, sc.board.lower(), strict=True) if g != "?"), got
 
 
 @pytest.mark.parametrize("calibrated", [True, False])

@@ -1,0 +1,179 @@
+"""The patch reader: a small convolutional network over each dark square's patch (empty / light / dark /
+light king / dark king / covered), beside the square network (``vision.squarenet``).
+
+The square network reads ring profiles of the patch: turn-invariant means, spreads and harmonics. A
+fingertip's rounded end and a piece's disc give much the same rings, so under a hand it took fingertips
+for pieces and left squares beside the hand at "covered" (docs/vision.md). This reader sees the patch
+itself, lightness at full resolution and colour (a and b, each pixel repeated to full resolution) as
+three channels, in the same units as the square network (:func:`vision.squarenet.board_inputs`), and the
+square network's own description beside it.
+
+Layers: convolution 4 × 4 stride 2 → 16, ReLU; 3 × 3 → 32, ReLU, max-pool 2; 3 × 3 → 32, ReLU; flattened
+(512) beside the standardised description (:func:`vision.squarenet.describe` without the height strip) →
+128 → 64 → 6, softmax. Plain numpy at run time; trained offline with PyTorch by
+``vision/train_patches.py`` on the square network's rendered sets, every patch in all eight turns and
+mirror images of the square.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from vision.squarenet import (
+    AB_END,
+    CLASSES,
+    COVERED,
+    PATCH,
+    SIDE,
+    _blas,
+    dense_softmax,
+    read_weights,
+    without_strip,
+)
+
+PATCH_MODEL_PATH = Path(__file__).resolve().parent / "models" / "patchnet.npz"
+CHANNELS = 3  # lightness, a, b
+# the stored layers, named as PyTorch names them (``c1_weight``, ``c1_bias``, …) and in its layouts: convolutions
+# (out, in, k, k), dense (out, in)
+CONVS = (("c1", 2), ("c2", 1), ("c3", 1))  # name, stride
+POOL_AFTER = "c2"
+DENSE = ("f1", "f2", "f3")
+HAND_DOUBT = 0.1  # with no hand seen: its "covered" from which, the square network's under it, it has no vote
+SURE = 0.99  # the square network's share for one reading (a colour, or covered) below which the patch reader votes
+
+
+def patch_images(lum: np.ndarray, ab: np.ndarray) -> np.ndarray:
+    """(N, SIDE, SIDE, 3) float32 channels-last images from the lightness patches (N, SIDE²) and colour patches
+    (N, PATCH²·2) of :func:`vision.squarenet.board_inputs` rows, each colour pixel repeated twice each way."""
+    n = len(lum)
+    out = np.empty((n, SIDE, SIDE, CHANNELS), dtype=np.float32)
+    out[..., 0] = np.asarray(lum, dtype=np.float32).reshape(n, SIDE, SIDE)
+    colour = np.asarray(ab, dtype=np.float32).reshape(n, PATCH, PATCH, 2)
+    out[..., 1:] = colour.repeat(2, axis=1).repeat(2, axis=2)
+    return out
+
+
+def conv2d(h: np.ndarray, w: np.ndarray, b: np.ndarray, k: int, stride: int = 1) -> np.ndarray:
+    """Valid cross-correlation of channels-last ``h`` (N, H, W, C) with a k × k kernel ``w`` (k·k·C, O) from
+    :func:`as_matrix`.
+
+    The columns are the k·k shifted views of ``h`` side by side: each a copy of whole pixels (C numbers
+    in a row), where a six-axis sliding-window view copied a number at a time (three times slower)."""
+    n, hh, ww, _ = h.shape
+    ho, wo = (hh - k) // stride + 1, (ww - k) // stride + 1
+    cols = np.concatenate([h[:, i:i + stride * (ho - 1) + 1:stride, j:j + stride * (wo - 1) + 1:stride]
+                           for i in range(k) for j in range(k)], axis=3)
+    return (cols.reshape(n * ho * wo, -1) @ w + b).reshape(n, ho, wo, -1)
+
+
+def as_matrix(w: np.ndarray) -> np.ndarray:
+    """A PyTorch convolution weight (O, C, k, k) as the (k·k·C, O) matrix :func:`conv2d` multiplies by."""
+    return np.ascontiguousarray(w.transpose(2, 3, 1, 0).reshape(-1, w.shape[0]))
+
+
+class PatchNet:
+    """A trained patch reader: ``forward(x, d)`` (N, 6) for :func:`board_inputs` rows ``x`` and their
+    :func:`describe` rows ``d``."""
+
+    def __init__(self, weights: dict[str, np.ndarray]) -> None:
+        try:
+            self.mu = np.asarray(weights["mu"], dtype=np.float32)
+            self.sd = np.asarray(weights["sd"], dtype=np.float32)
+            raw = [np.asarray(weights[f"{name}_weight"], dtype=np.float32) for name, _ in CONVS]
+            self.convs = [(as_matrix(w), np.asarray(weights[f"{name}_bias"], dtype=np.float32), w.shape[2], stride)
+                          for w, (name, stride) in zip(raw, CONVS, strict=True)]
+            self.dense = [(np.ascontiguousarray(np.asarray(weights[f"{name}_weight"], dtype=np.float32).T),
+                           np.asarray(weights[f"{name}_bias"], dtype=np.float32)) for name in DENSE]
+        except KeyError as exc:
+            raise ValueError(f"patch model lacks array {exc}") from None
+        if raw[0].shape[1] != CHANNELS or self.dense[-1][0].shape[1] != len(CLASSES):
+            raise ValueError("patch model does not match this version's inputs (retrain it)")
+        if self.dense[0][0].shape[0] != self._flat_size() + self.mu.shape[0]:
+            raise ValueError("patch model's layers do not fit together (retrain it)")
+
+    def _flat_size(self) -> int:
+        side = SIDE
+        for (_, _, k, stride), (name, _) in zip(self.convs, CONVS, strict=True):
+            side = (side - k) // stride + 1
+            if name == POOL_AFTER:
+                side //= 2
+        return side * side * self.convs[-1][0].shape[1]
+
+    @classmethod
+    def load(cls, path: Path | str = PATCH_MODEL_PATH) -> PatchNet:
+        """Load weights saved by ``vision/train_patches.py``; ValueError with the reason if unusable."""
+        return cls(read_weights(path, "patch model"))
+
+    def forward(self, x: np.ndarray, d: np.ndarray) -> np.ndarray:
+        """(N, 6) class probabilities for :func:`board_inputs` rows ``x`` and their :func:`describe` rows ``d``."""
+        x = np.asarray(x, dtype=np.float32)
+        return self.forward_patches(x[:, :SIDE * SIDE], x[:, SIDE * SIDE:AB_END],
+                                    without_strip(np.asarray(d, dtype=np.float32)))
+
+    def forward_patches(self, lum: np.ndarray, ab: np.ndarray, desc: np.ndarray) -> np.ndarray:
+        """(N, 6) class probabilities from the patches and the descriptions without the height strip (what
+        :meth:`forward` cuts out of its rows; a training set stores them so). Small products: one BLAS thread,
+        as ``SquareNet.forward``."""
+        h = patch_images(lum, ab)
+        with _blas().limit(limits=1, user_api="blas"):
+            for (w, b, k, stride), (name, _) in zip(self.convs, CONVS, strict=True):
+                h = np.maximum(conv2d(h, w, b, k, stride), 0.0)
+                if name == POOL_AFTER:
+                    n, s, _, c = h.shape
+                    h = h[:, :s // 2 * 2, :s // 2 * 2].reshape(n, s // 2, 2, s // 2, 2, c).max(axis=(2, 4))
+            flat = h.transpose(0, 3, 1, 2).reshape(len(h), -1)  # PyTorch flattens channels first
+            z = np.concatenate([flat, (np.asarray(desc, np.float32) - self.mu) / self.sd], axis=1)
+            return dense_softmax(z, self.dense)
+
+
+def with_patch_opinion(prob: np.ndarray, x: np.ndarray, d: np.ndarray, net: PatchNet, hand_seen: bool = True,
+                       sure: float = SURE) -> np.ndarray:
+    """``prob`` (N, 6) of the square network (rows ``x`` of :func:`board_inputs`, ``d`` of :func:`describe`)
+    with the squares it is not ``sure`` of (no colour, kings with their men, nor "covered" that likely) read
+    by the patch reader too: their probabilities the normalised geometric mean of both readers'.
+
+    A vote, not a replacement: the pipeline's rules around the square network (its "covered" bars, the
+    colour model's bounded vote, the second look) were measured with its probabilities, and a square it
+    is sure of keeps them. The patch reader runs only where it may change something (about a tenth of the
+    squares of the training sets, fewer in a game), so a frame costs a fraction of a millisecond more.
+
+    ``hand_seen``: whether a hand is seen over the board elsewhere (covered light squares, an arm in the
+    margin). Without one, the vote may lower "covered" but not raise it above the square network's, and
+    on a square where the patch reader alone sees a hand ("covered" at least ``HAND_DOUBT``, the square
+    network's under it) it has no vote. The tall discs of real photos, taller than any rendered piece,
+    look to it like fingertips: on the fhgr photos it took a white man the square network half took for a
+    hand for a hand outright, and a white king for half a hand, half a dark king, and the pipeline then
+    reported a hand over a still board, which holds every board back (docs/vision.md, "The patch reader").
+    """
+    merged = np.stack([prob[:, 0], prob[:, 1] + prob[:, 3], prob[:, 2] + prob[:, 4], prob[:, 5]], axis=1)
+    unsure = merged.max(axis=1) < sure
+    if not unsure.any():
+        return prob
+    first = prob[unsure]
+    second = net.forward(x[unsure], d[unsure])
+    pooled = np.sqrt(first * second) + 1e-12
+    pooled /= pooled.sum(axis=1, keepdims=True)
+    if not hand_seen:
+        # no hand is seen: the vote may lower "covered" but not raise it, and where the patch reader alone
+        # sees a hand (the square network under HAND_DOUBT) it has no vote at all
+        covered = np.minimum(pooled[:, COVERED], first[:, COVERED])
+        rest = pooled[:, :COVERED]
+        pooled[:, :COVERED] = rest * ((1.0 - covered) / rest.sum(axis=1))[:, None]
+        pooled[:, COVERED] = covered
+        alone = (second[:, COVERED] >= HAND_DOUBT) & (first[:, COVERED] < HAND_DOUBT)
+        pooled[alone] = first[alone]
+    out = prob.copy()
+    out[unsure] = pooled
+    return out
+
+
+@lru_cache(maxsize=1)
+def patch_net() -> PatchNet:
+    """The committed patch reader (loaded once)."""
+    return PatchNet.load(PATCH_MODEL_PATH)
+
+
+__all__ = ["PATCH_MODEL_PATH", "PatchNet", "as_matrix", "conv2d", "patch_images", "patch_net", "with_patch_opinion"]
