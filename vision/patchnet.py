@@ -29,6 +29,7 @@ from vision.squarenet import (
     PATCH,
     SIDE,
     _blas,
+    colour_shares,
     dense_softmax,
     read_weights,
     without_strip,
@@ -148,8 +149,7 @@ def with_patch_opinion(prob: np.ndarray, x: np.ndarray, d: np.ndarray, net: Patc
     hand for a hand outright, and a white king for half a hand, half a dark king, and the pipeline then
     reported a hand over a still board, which holds every board back (docs/vision.md, "The patch reader").
     """
-    merged = np.stack([prob[:, 0], prob[:, 1] + prob[:, 3], prob[:, 2] + prob[:, 4], prob[:, 5]], axis=1)
-    unsure = merged.max(axis=1) < sure
+    unsure = np.maximum(colour_shares(prob).max(axis=1), prob[:, COVERED]) < sure
     if not unsure.any():
         return prob
     first = prob[unsure]

@@ -366,6 +366,11 @@ def dense_softmax(h: np.ndarray, layers: list[tuple[np.ndarray, np.ndarray]]) ->
     return e / e.sum(axis=1, keepdims=True)
 
 
+def colour_shares(prob: np.ndarray) -> np.ndarray:
+    """(N, 3) probabilities (N, 6) summed by colour class: empty, light man or king, dark man or king."""
+    return np.stack([prob[:, 0], prob[:, 1] + prob[:, 3], prob[:, 2] + prob[:, 4]], axis=1)
+
+
 def decide(prob: np.ndarray, king_threshold: float = KING_THRESHOLD,
            covered_threshold: float = COVERED_THRESHOLD) -> tuple[np.ndarray, np.ndarray]:
     """Classes (N,) in 0..5 and confidences from probabilities: a king only when it is very likely.
@@ -376,7 +381,7 @@ def decide(prob: np.ndarray, king_threshold: float = KING_THRESHOLD,
     (kings and men of a colour together) the confidence.
     """
     p = np.asarray(prob, dtype=np.float64)
-    merged = np.stack([p[:, 0], p[:, 1] + p[:, 3], p[:, 2] + p[:, 4]], axis=1)
+    merged = colour_shares(p)
     colour = np.argmax(merged, axis=1)
     labels = colour.copy()
     king = np.where(colour == 1, p[:, 3], np.where(colour == 2, p[:, 4], 0.0))
@@ -410,7 +415,7 @@ def colours_contradict_network(prob: np.ndarray, model, vec: np.ndarray, sure: f
     to "empty" even at the bounded vote (``COLOUR_VOTE_MOST``; docs/vision.md, "When the colours
     contradict the network").
     """
-    colour = np.stack([prob[:, 0], prob[:, 1] + prob[:, 3], prob[:, 2] + prob[:, 4]], axis=1)
+    colour = colour_shares(prob)
     sure_sq = colour.max(axis=1) >= sure
     if not sure_sq.any():
         return False
@@ -551,6 +556,6 @@ def with_dark_opinion(prob: np.ndarray, d: np.ndarray, second: SquareNet) -> np.
 __all__ = ["CLASSES", "COLOUR_CONTRADICTS", "COLOUR_FEATURES", "COLOUR_OF", "COLOUR_VOTE_MOST", "COVERED",
            "COVERED_THRESHOLD", "COVERED_WITH_HAND", "DARK_MODEL_PATH", "HAND_NOT_KING", "KING_KEPT", "KING_THRESHOLD",
            "MODEL_PATH", "N_DESC", "N_INPUT", "STRIP_IN_DESC", "SURE_OF_COLOUR", "TORN", "TORN_NOT_HAND", "SquareNet",
-           "board_inputs", "colour_loglik", "colours_contradict_network", "dark_net", "decide", "read_weights",
-           "default_net", "dense_softmax", "describe", "with_colour_model", "with_crowns", "with_dark_opinion",
-           "without_strip"]
+           "board_inputs", "colour_loglik", "colour_shares", "colours_contradict_network", "dark_net", "decide",
+           "read_weights", "default_net", "dense_softmax", "describe", "with_colour_model", "with_crowns",
+           "with_dark_opinion", "without_strip"]

@@ -26,8 +26,8 @@ import time
 
 import numpy as np
 
-from vision.patchnet import CHANNELS, PatchNet
-from vision.squarenet import AB_END, CLASSES, COVERED, PATCH, SIDE, without_strip
+from vision.patchnet import CHANNELS, PatchNet, patch_images
+from vision.squarenet import AB_END, CLASSES, COVERED, SIDE, without_strip
 from vision.train_squares import describe_rows, held_back, load_set
 
 
@@ -75,14 +75,12 @@ def _model(n_desc: int):
 
 
 def images(lum: np.ndarray, ab: np.ndarray, turn: int = 0):
-    """A batch of (N, 3, SIDE, SIDE) tensors, channels first as PyTorch wants, turned and mirrored by ``turn``
-    (0..7, the square's eight symmetries: a hand or a piece may lie any way round on the board)."""
+    """A batch of (N, 3, SIDE, SIDE) tensors (:func:`vision.patchnet.patch_images`), channels first as PyTorch
+    wants, turned and mirrored by ``turn`` (0..7, the square's eight symmetries: a hand or a piece may lie any
+    way round on the board)."""
     import torch
 
-    n = len(lum)
-    light = torch.from_numpy(lum.astype(np.float32)).view(n, 1, SIDE, SIDE)
-    colour = torch.from_numpy(ab.astype(np.float32)).view(n, PATCH, PATCH, 2).permute(0, 3, 1, 2)
-    img = torch.cat([light, colour.repeat_interleave(2, 2).repeat_interleave(2, 3)], 1)
+    img = torch.from_numpy(patch_images(lum, ab)).permute(0, 3, 1, 2)  # the reader's own images
     if turn & 1:
         img = img.flip(3)
     if turn & 2:
