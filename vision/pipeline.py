@@ -402,7 +402,8 @@ class VisionPipeline:
                 bp = fit.bright_parity
                 prob = second_look(read_squares, x, prob, feat, bp,
                                    lambda: np.where(covered, np.inf, light_departure(feat, bp, fit.contrast)),
-                                   lambda: arm_beside(seen_hand.odd_margin_cells(), bp))
+                                   lambda: arm_beside(seen_hand.odd_margin_cells(), bp),
+                                   lambda rows: patch_net().forward(rows, describe(rows))[:, COVERED])
             if again:  # only squares not surely empty (a piece, or a hand that may be leaving one)
                 self._crown = (fit, *self._read_crowns(fit, d, prob))
             prob = with_crowns(prob, self._crown[1])

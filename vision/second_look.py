@@ -57,6 +57,9 @@ PIECE_AT_CENTRE = 5.0
 SPILL_DEPARTURE = 2.5
 SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))  # (rows, columns) to the four light neighbours
 LIGHTNESS_HALVED = np.array([0.5, 1.0, 1.0], dtype=np.float32)
+# The patch reader's "covered" on the second reading's patch from which that reading is not taken: it reads a
+# piece set down off centre as a piece, and a fingertip still as a hand where the square network sees past it.
+HAND_IN_CUT = 0.5
 
 
 def recentred_inputs(x: np.ndarray, feat: CellFeatures, bright_parity: int, square: int,
@@ -107,7 +110,8 @@ def spill_sides(shifts: np.ndarray) -> np.ndarray:
 
 def second_look(forward: Callable[[np.ndarray], np.ndarray], x: np.ndarray, prob: np.ndarray,
                 feat: CellFeatures, bright_parity: int, light_departure: Callable[[], np.ndarray],
-                arm: Callable[[], np.ndarray]) -> np.ndarray:
+                arm: Callable[[], np.ndarray],
+                hand_in: Callable[[np.ndarray], np.ndarray] | None = None) -> np.ndarray:
     """``prob`` (32, 6) with the squares the network calls covered read again around shifted centres.
 
     ``forward`` maps rows of :func:`board_inputs` to class probabilities (the pipeline's square readers),
@@ -122,6 +126,14 @@ def second_look(forward: Callable[[np.ndarray], np.ndarray], x: np.ndarray, prob
     when the square's centre is unlike the bare square (:data:`PIECE_AT_CENTRE`; cut around another
     centre, a patch can take in a neighbour's piece leaning over the square). Call it only when no hand
     is seen elsewhere over the board.
+
+    ``hand_in(rows)`` gives the patch reader's "covered" (``vision.patchnet``) on rows of :func:`board_inputs`;
+    where it gives at least :data:`HAND_IN_CUT` on the patch the second reading came from, that reading is
+    not taken. Cut around another centre, a patch can leave out most of a fingertip over part of the square,
+    and the square network then reads the piece beside the finger, or the finger's edge as a dark piece: a
+    fingertip over an empty square read as a dark king (``dama bench vision --seed 4``, scene 460). The
+    patch reader, trained on pieces set down off centre as well as on hands, still sees the finger there
+    (docs/vision.md, "The second look asks the patch reader").
     """
     look = np.flatnonzero(prob[:, COVERED] > LOOK_AGAIN)
     if not len(look):
@@ -138,10 +150,15 @@ def second_look(forward: Callable[[np.ndarray], np.ndarray], x: np.ndarray, prob
         return prob
     rows = np.concatenate([recentred_inputs(x, feat, bright_parity, int(k), SHIFTS) for k in look])
     again = forward(rows).reshape(len(look), len(SHIFTS), -1)
+    bests = again[:, :, COVERED].argmin(axis=1)
+    finger = np.zeros(len(look), dtype=bool)
+    if hand_in is not None:  # the patch reader's word on the patch each second reading comes from
+        finger = hand_in(rows.reshape(len(look), len(SHIFTS), -1)[np.arange(len(look)), bests]) >= HAND_IN_CUT
     out = prob.copy()
     toward = spill_sides(np.array(SHIFTS))
-    for k, p in zip(look, again, strict=True):
-        best = int(np.argmin(p[:, COVERED]))
+    for k, p, best, fingered in zip(look, again, bests, finger, strict=True):
+        if fingered:
+            continue
         allowed = np.where(toward[:, best], SPILL_DEPARTURE, NEIGHBOUR_DEPARTURE)
         colours = np.bincount(COLOUR_OF[:COVERED], weights=p[best, :COVERED], minlength=3)  # empty, light, dark
         reading = int(np.argmax(colours))

@@ -38,7 +38,7 @@ def test_patches_cut_without_a_shift_are_the_networks_own_inputs(monkeypatch, ge
     cut around another centre only the patches change (the strips and the scalars stay the square's)."""
     seen = {}
 
-    def record(forward, x, prob, feat, bright_parity, departure, arm):
+    def record(forward, x, prob, feat, bright_parity, departure, arm, *rest):
         seen.update(x=x, feat=feat, bp=bright_parity)
         return prob
 
@@ -129,13 +129,45 @@ def test_only_a_centre_cut_the_full_reach_away_spills():
 def test_a_fingertip_over_a_piece_stays_a_hand(monkeypatch, get_bench_draw):
     """Scene 278 of `dama bench vision --seed 2`: a finger over a dark man at the board's edge, seen
     nowhere else. Cut around another centre the man shows beside the finger, so the second look would
-    read the man and lose the hand; the light square beside it and the arm in the margin keep it a hand."""
+    read the man and lose the hand; the light square beside it and the arm in the margin keep it a hand,
+    and so does the patch reader, which sees the finger on the patch the second reading comes from."""
     image, corners, board, occluded = _picture(get_bench_draw, 2, 278)
     assert "1" in occluded
     assert _read(image, corners).hand
     monkeypatch.setattr(look, "NEIGHBOUR_DEPARTURE", np.inf)
     real = look.second_look
+    no_arm = lambda: np.zeros(32, dtype=bool)  # noqa: E731
     monkeypatch.setattr(pipeline, "second_look",
-                        lambda forward, x, prob, feat, bp, departure, arm:
-                        real(forward, x, prob, feat, bp, departure, lambda: np.zeros(32, dtype=bool)))
-    assert not _read(image, corners).hand  # without the neighbours' word it would be read as the man
+                        lambda forward, x, prob, feat, bp, departure, arm, hand_in:
+                        real(forward, x, prob, feat, bp, departure, no_arm, hand_in))
+    assert _read(image, corners).hand  # the patch reader alone keeps it a hand
+    monkeypatch.setattr(pipeline, "second_look",
+                        lambda forward, x, prob, feat, bp, departure, arm, hand_in:
+                        real(forward, x, prob, feat, bp, departure, no_arm))
+    assert not _read(image, corners).hand  # without any of them it would be read as the man
+
+
+def test_the_second_look_leaves_a_square_the_patch_reader_sees_a_finger_on(monkeypatch, get_bench_draw):
+    """Scene 460 of `dama bench vision --seed 4`, read after calibrating on its start position: a fingertip
+    over the empty a7, no hand seen elsewhere. Cut around another centre the finger's edge reads as a dark
+    piece (and the crown reader makes it a king); the patch reader still sees the finger on that patch,
+    and the second reading is not taken: the square stays '?'."""
+    from vision.bench import render_bench_scene
+
+    sc = render_bench_scene(*get_bench_draw(4, 460))
+    a7 = SQUARE_NAMES.index("a7")
+    assert sc.board[a7] == "." and sc.occluded[a7] == "1"
+
+    def read() -> str:
+        vp = pipeline.VisionPipeline()
+        vp.learn_start_position(sc.start)
+        vp.reset_tracking()
+        return vp.process(sc.image).board
+
+    got = read()
+    assert got[a7] == "?" and _colours_right(got, sc.board, sc.occluded), (got, sc.board)
+    real = look.second_look
+    monkeypatch.setattr(pipeline, "second_look",
+                        lambda forward, x, prob, feat, bp, departure, arm, hand_in:
+                        real(forward, x, prob, feat, bp, departure, arm))
+    assert read()[a7] in "bB"  # without the patch reader's word
