@@ -151,19 +151,22 @@ def second_look(forward: Callable[[np.ndarray], np.ndarray], x: np.ndarray, prob
     rows = np.concatenate([recentred_inputs(x, feat, bright_parity, int(k), SHIFTS) for k in look])
     again = forward(rows).reshape(len(look), len(SHIFTS), -1)
     bests = again[:, :, COVERED].argmin(axis=1)
-    finger = np.zeros(len(look), dtype=bool)
-    if hand_in is not None:  # the patch reader's word on the patch each second reading comes from
-        finger = hand_in(rows.reshape(len(look), len(SHIFTS), -1)[np.arange(len(look)), bests]) >= HAND_IN_CUT
-    out = prob.copy()
     toward = spill_sides(np.array(SHIFTS))
-    for k, p, best, fingered in zip(look, again, bests, finger, strict=True):
-        if fingered:
-            continue
+    taken = []  # indices into look of the squares whose second reading passes the tests above
+    for n, (k, p, best) in enumerate(zip(look, again, bests, strict=True)):
         allowed = np.where(toward[:, best], SPILL_DEPARTURE, NEIGHBOUR_DEPARTURE)
         colours = np.bincount(COLOUR_OF[:COVERED], weights=p[best, :COVERED], minlength=3)  # empty, light, dark
         reading = int(np.argmax(colours))
         if (p[best, COVERED] < 0.5 * prob[k, COVERED] and colours[reading] >= SURE_PIECE
                 and (sides[k] <= allowed).all()
                 and (reading == 0 or centre_unlike_bare(x[k]) >= PIECE_AT_CENTRE)):
-            out[k] = p[best]
+            taken.append(n)
+    if not taken:
+        return prob
+    taken = np.array(taken)
+    if hand_in is not None:  # the patch reader's word, asked only on the patches a reading would come from
+        best_rows = rows.reshape(len(look), len(SHIFTS), -1)[taken, bests[taken]]
+        taken = taken[hand_in(best_rows) < HAND_IN_CUT]
+    out = prob.copy()
+    out[look[taken]] = again[taken, bests[taken]]
     return out
