@@ -86,6 +86,7 @@ from vision.squarenet import (
     board_inputs,
     colour_loglik,
     colours_contradict_network,
+    crowned_from,
     dark_net,
     decide,
     default_net,
@@ -124,6 +125,14 @@ SMOOTHING = 0.5  # weight of the newest frame in a still square's running averag
 # least king-like piece near it on this board. Fitted on seed 2 of `dama bench vision` (docs/vision.md).
 PAIR_WEIGHT = 1.5
 PAIR_KING_FROM = 2.0
+# Weighed against the men seen at calibration (vision.men_seen) and with no hand in the picture, a man is
+# crowned from this king share rather than from KING_THRESHOLD: beside the men seen the shares are better
+# founded, and on seeds 2-5 of `dama bench vision` (2400 pictures) bars of 0.5-0.8 left 79-82 kings missed
+# or men crowned where 0.95 left 104. Uncalibrated, the board's own pieces are a poorer yardstick: there a
+# lower bar crowned thick men and lost seed 1 four boards. A hand keeps the bar high: a king read beside a
+# fingertip is hidden (FINGER_ON_KING), and one read more readily hid men there (docs/vision.md, "A lower
+# bar beside the men seen").
+KING_BESIDE_MEN_SEEN = 0.8
 NOT_EMPTY_FOR_CROWN = 0.01  # the crown reader (0.8 ms per network for 32 squares) skips squares surely empty
 CHARS = np.array(list(CLASSES))  # . w b W B ?
 # A still board's reading is reused (vision.pipeline.VisionPipeline._still_reading) when every square was
@@ -193,7 +202,8 @@ class VisionPipeline:
         self._a1_xy: tuple[float, float] | None = None  # where a1 was last decided (image px)
         self._hands = HandWatch()  # frame differencing against the last settled board (moving video)
         self._prob: np.ndarray | None = None  # per-square probabilities averaged over still frames
-        self._crown: tuple | None = None  # (fit, king shares, raw king logits, crown inputs) while nothing moves
+        # (fit, king shares, raw king logits, crown inputs, weighed against the men seen?) while nothing moves
+        self._crown: tuple | None = None
         self.men_seen: MenSeen | None = None  # the men of a known position, the crown reader's yardstick
         self._own_colours: tuple | None = None  # (fit, colour model or None) of _colours_of_this_picture
         self._view_for: tuple | None = None  # (fit, frame size, shift, strip maps) of _viewpoint
@@ -502,6 +512,8 @@ class VisionPipeline:
             # hidden_dark_cells and the network's covered class, which look at the square itself.
             hidden |= seen_hand.hidden
         hand = hand_seen or bool(hidden.any())
+        if not hand and self.squares == "net" and self._crown[4]:
+            pieces = crowned_from(prob, pieces, KING_BESIDE_MEN_SEEN)
         if hidden.any() and self.squares == "net":
             # A fingertip resting on a man is as tall as a king's second disc (čl. 3.4): a king read beside
             # a square under the hand, where the network sees a little of the finger too (before the colours'
@@ -631,9 +643,11 @@ class VisionPipeline:
         k, (w, h) = self._camera
         return k * np.array([[size[0] / w], [size[1] / h], [1.0]])
 
-    def _read_crowns(self, fit: BoardFit, d: np.ndarray, prob: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(king shares, raw king logits, crown inputs) of the 32 squares (vision.crowns) from their rows of
-        ``describe`` and the square network's ``prob``; only squares not surely empty are read.
+    def _read_crowns(self, fit: BoardFit, d: np.ndarray,
+                     prob: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+        """(king shares, raw king logits, crown inputs, whether they were weighed against the men seen) of the
+        32 squares (vision.crowns) from their rows of ``describe`` and the square network's ``prob``; only
+        squares not surely empty are read.
 
         The lone reader's logit is weighed against the men seen in a known position (vision.men_seen) or
         against the board's other pieces (:func:`vision.crowns.on_this_board`), and the pair reader's
@@ -645,7 +659,7 @@ class VisionPipeline:
         inputs = np.full((len(d), N_CROWN_INPUTS), np.nan, dtype=np.float32)
         piece = prob[:, 0] < 1.0 - NOT_EMPTY_FOR_CROWN
         if not piece.any():
-            return share, raw, inputs
+            return share, raw, inputs, False
         read = crown_inputs(d[piece])
         inputs[piece] = flat_inputs(*read)
         raw[piece] = default_crown_reader().logits_of(read)
@@ -668,7 +682,7 @@ class VisionPipeline:
             z = default_pair_reader().pair_logits_of(split_inputs(inputs[use]), split_inputs(man_inputs[man[use]]))
             weighed[use] += PAIR_WEIGHT * (z - PAIR_KING_FROM)
         share[piece] = share_of(weighed[piece])
-        return share, raw, inputs
+        return share, raw, inputs, yard is not None
 
     @staticmethod
     def _colours(prob: np.ndarray) -> np.ndarray:

@@ -32,7 +32,8 @@ trained with dark men stained like the dark squares (``vision/models/squarenet_d
 (:func:`with_dark_opinion`); where it is not sure at all, so has a convolutional network over the patch
 itself, which sees a fingertip's shape where the rings see only a disc (``vision.patchnet``).
 
-Kings are reported only when the crown reader is fairly sure (``KING_THRESHOLD``); the referee tracks
+Kings are reported only when the crown reader is fairly sure (``KING_THRESHOLD``; the pipeline crowns from a
+lower bar where the men seen at calibration weighed the pieces, :func:`crowned_from`); the referee tracks
 kings from the moves anyway.
 """
 
@@ -396,6 +397,15 @@ def decide(prob: np.ndarray, king_threshold: float = KING_THRESHOLD,
     return labels, conf
 
 
+def crowned_from(prob: np.ndarray, labels: np.ndarray, king_threshold: float) -> np.ndarray:
+    """``labels`` (N,) of :func:`decide` with every man whose king share in ``prob`` reaches ``king_threshold``
+    crowned. Only men change, and only to a king of their colour: a bar other than decide's never moves
+    a square to another colour or out of "covered"."""
+    labels = np.asarray(labels)
+    more = decide(prob, king_threshold=king_threshold)[0]
+    return np.where(((labels == 1) | (labels == 2)) & (more == labels + 2), more, labels)
+
+
 def colour_loglik(model, vec: np.ndarray) -> np.ndarray:
     """(N, 3) log-likelihood (up to a constant) of each square's ``vec`` under the learned
     ``vision.classify.ColourModel``'s empty, light and dark classes: its Gaussians, untempered."""
@@ -556,6 +566,6 @@ def with_dark_opinion(prob: np.ndarray, d: np.ndarray, second: SquareNet) -> np.
 __all__ = ["CLASSES", "COLOUR_CONTRADICTS", "COLOUR_FEATURES", "COLOUR_OF", "COLOUR_VOTE_MOST", "COVERED",
            "COVERED_THRESHOLD", "COVERED_WITH_HAND", "DARK_MODEL_PATH", "HAND_NOT_KING", "KING_KEPT", "KING_THRESHOLD",
            "MODEL_PATH", "N_DESC", "N_INPUT", "STRIP_IN_DESC", "SURE_OF_COLOUR", "TORN", "TORN_NOT_HAND", "SquareNet",
-           "board_inputs", "colour_loglik", "colour_shares", "colours_contradict_network", "dark_net", "decide",
-           "read_weights", "default_net", "dense_softmax", "describe", "with_colour_model", "with_crowns",
+           "board_inputs", "colour_loglik", "colour_shares", "colours_contradict_network", "crowned_from", "dark_net",
+           "decide", "read_weights", "default_net", "dense_softmax", "describe", "with_colour_model", "with_crowns",
            "with_dark_opinion", "without_strip"]

@@ -158,6 +158,35 @@ def test_kings_and_men_of_a_calibrated_board_read_right_against_the_men_seen(mon
     assert read(True) == (0, 0), alone
 
 
+@pytest.mark.parametrize("i", [169, 202])
+def test_beside_the_men_seen_a_king_needs_a_lower_bar(monkeypatch, get_bench_draw, i):
+    """Scenes of `dama bench vision --seed 2` with no hand, each with a dark king whose height shows that the
+    crown readers, weighed against the men seen at calibration, give a king share between
+    KING_BESIDE_MEN_SEEN and KING_THRESHOLD: calibrated, the king is read as one and the board is exact;
+    with the higher bar it is read as a man."""
+    import vision.pipeline as pipeline
+    from vision.bench import render_bench_scene
+    from vision.pipeline import KING_BESIDE_MEN_SEEN, VisionPipeline
+    from vision.squarenet import KING_THRESHOLD
+
+    sc = render_bench_scene(*get_bench_draw(2, i))
+    assert not sc.hand_on_board
+
+    def read() -> str:
+        vp = VisionPipeline()
+        assert vp.learn_start_position(sc.start)["ok"]
+        assert vp.men_seen is not None
+        vp.reset_tracking()
+        return vp.process(sc.image).board
+
+    assert read() == sc.board
+    monkeypatch.setattr(pipeline, "KING_BESIDE_MEN_SEEN", KING_THRESHOLD)
+    high = read()
+    wrong = [(t, g) for g, t in zip(high, sc.board, strict=True) if g != t]
+    assert KING_BESIDE_MEN_SEEN < KING_THRESHOLD
+    assert wrong == [("B", "b")], wrong
+
+
 def _seen_with_inputs(h: np.ndarray, seed: int = 0) -> tuple[MenSeen, np.ndarray]:
     inputs = np.random.default_rng(seed).normal(size=(32, N_CROWN_INPUTS)).astype(np.float32)
     inputs[START_COLOURS == 0] = np.nan  # empty squares are not read

@@ -10,10 +10,12 @@ from hypothesis import strategies as st
 from vision.crowns import default_crown_reader
 from vision.squarenet import (
     CLASSES,
+    KING_THRESHOLD,
     MARGIN,
     N_INPUT,
     SquareNet,
     board_inputs,
+    crowned_from,
     decide,
     default_net,
     describe,
@@ -157,6 +159,25 @@ def test_decide_reports_kings_only_when_sure():
     assert np.allclose(conf, [1.0, 1.0, 0.9, 0.9])
     labels, _ = decide(p, king_threshold=0.5)
     assert "".join(CLASSES[k] for k in labels) == "WWB."
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.floats(0.5, 0.99), st.floats(0.5, 0.99))
+def test_a_lower_king_bar_crowns_men_only_and_reads_as_decide_would(seed, bar, covered):
+    """crowned_from never changes a square's colour or "covered": it crowns men, and only those decide itself
+    crowns at that bar."""
+    rng = np.random.default_rng(seed)
+    p = rng.dirichlet(np.full(6, 0.4), size=64)
+    labels, _ = decide(p, covered_threshold=covered)
+    got = crowned_from(p, labels, bar)
+    changed = got != labels
+    assert np.isin(labels[changed], (1, 2)).all() and (got[changed] == labels[changed] + 2).all()
+    lower = decide(p, king_threshold=bar, covered_threshold=covered)[0]
+    assert (got[changed] == lower[changed]).all()
+    if bar >= KING_THRESHOLD:  # a higher bar crowns nothing decide did not
+        assert not changed.any()
+    else:
+        assert (got == lower).all()  # from labels of decide's own covered bar, it is decide at the lower bar
 
 
 def test_bad_model_file(tmp_path):
