@@ -31,12 +31,12 @@ from vision.cells import CELL, CellFeatures
 from vision.classify import dark_cells
 from vision.squarenet import (
     AB_END,
-    COLOUR_OF,
     COVERED,
     MARGIN,
     N_SCALARS,
     PATCH,
     SIDE,
+    colour_shares,
     contrast_of,
     mirror_edges,
 )
@@ -151,13 +151,14 @@ def second_look(forward: Callable[[np.ndarray], np.ndarray], x: np.ndarray, prob
     rows = np.concatenate([recentred_inputs(x, feat, bright_parity, int(k), SHIFTS) for k in look])
     again = forward(rows).reshape(len(look), len(SHIFTS), -1)
     bests = again[:, :, COVERED].argmin(axis=1)
+    best_read = again[np.arange(len(look)), bests]  # each square's least covered second reading
+    shares = colour_shares(best_read)  # empty, light, dark
     toward = spill_sides(np.array(SHIFTS))
     taken = []  # indices into look of the squares whose second reading passes the tests above
-    for n, (k, p, best) in enumerate(zip(look, again, bests, strict=True)):
+    for n, (k, best, colours) in enumerate(zip(look, bests, shares, strict=True)):
         allowed = np.where(toward[:, best], SPILL_DEPARTURE, NEIGHBOUR_DEPARTURE)
-        colours = np.bincount(COLOUR_OF[:COVERED], weights=p[best, :COVERED], minlength=3)  # empty, light, dark
         reading = int(np.argmax(colours))
-        if (p[best, COVERED] < 0.5 * prob[k, COVERED] and colours[reading] >= SURE_PIECE
+        if (best_read[n, COVERED] < 0.5 * prob[k, COVERED] and colours[reading] >= SURE_PIECE
                 and (sides[k] <= allowed).all()
                 and (reading == 0 or centre_unlike_bare(x[k]) >= PIECE_AT_CENTRE)):
             taken.append(n)
@@ -168,5 +169,5 @@ def second_look(forward: Callable[[np.ndarray], np.ndarray], x: np.ndarray, prob
         best_rows = rows.reshape(len(look), len(SHIFTS), -1)[taken, bests[taken]]
         taken = taken[hand_in(best_rows) < HAND_IN_CUT]
     out = prob.copy()
-    out[look[taken]] = again[taken, bests[taken]]
+    out[look[taken]] = best_read[taken]
     return out
