@@ -129,10 +129,17 @@ PAIR_KING_FROM = 2.0
 # crowned from this king share rather than from KING_THRESHOLD: beside the men seen the shares are better
 # founded, and on seeds 2-5 of `dama bench vision` (2400 pictures) bars of 0.5-0.8 left 79-82 kings missed
 # or men crowned where 0.95 left 104. Uncalibrated, the board's own pieces are a poorer yardstick: there a
-# lower bar crowned thick men and lost seed 1 four boards. A hand keeps the bar high: a king read beside a
-# fingertip is hidden (FINGER_ON_KING), and one read more readily hid men there (docs/vision.md, "A lower
-# bar beside the men seen").
+# bar this low crowned thick men and lost seed 1 four boards (its own bar: KING_ON_ITS_BOARD). A hand keeps
+# the bar high: a king read beside a fingertip is hidden (FINGER_ON_KING), and one read more readily hid men
+# there (docs/vision.md, "A lower bar beside the men seen").
 KING_BESIDE_MEN_SEEN = 0.8
+# Weighed against the board's own pieces alone (no men seen: uncalibrated), with no hand in the picture, a man
+# is crowned from this share. On seeds 1-5 of `dama bench vision` and its thick pieces (2 800 uncalibrated
+# pictures, those with no hand), kings missed where the height shows plus men crowned summed 189 at 0.95,
+# 172 at 0.9 and 172 at 0.8, which crowned 49 men against 0.9's 30 and 0.95's 18 (seed 1 lost boards at 0.8).
+# At 0.9 the boards exact where a king's height shows rose on seeds 2-5 and held on seed 1; thick pieces lost
+# one, a man crowned (docs/vision.md, "A lower bar on the board's own pieces").
+KING_ON_ITS_BOARD = 0.9
 NOT_EMPTY_FOR_CROWN = 0.01  # the crown reader (0.8 ms per network for 32 squares) skips squares surely empty
 CHARS = np.array(list(CLASSES))  # . w b W B ?
 # A still board's reading is reused (vision.pipeline.VisionPipeline._still_reading) when every square was
@@ -512,8 +519,8 @@ class VisionPipeline:
             # hidden_dark_cells and the network's covered class, which look at the square itself.
             hidden |= seen_hand.hidden
         hand = hand_seen or bool(hidden.any())
-        if not hand and self.squares == "net" and self._crown[4]:
-            pieces = crowned_from(prob, pieces, KING_BESIDE_MEN_SEEN)
+        if not hand and self.squares == "net":
+            pieces = crowned_from(prob, pieces, KING_BESIDE_MEN_SEEN if self._crown[4] else KING_ON_ITS_BOARD)
         if hidden.any() and self.squares == "net":
             # A fingertip resting on a man is as tall as a king's second disc (čl. 3.4): a king read beside
             # a square under the hand, where the network sees a little of the finger too (before the colours'

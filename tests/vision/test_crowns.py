@@ -202,3 +202,26 @@ def test_kings_the_reader_alone_misses_are_found_against_their_board(monkeypatch
     alone, weighed = read(lambda logits, *_: logits), read(on_this_board)
     assert alone[0] > 0, alone
     assert weighed == (0, 0), (alone, weighed)
+
+
+@pytest.mark.parametrize("i", [331, 554])
+def test_against_its_board_alone_a_king_needs_a_bar_of_its_own(monkeypatch, get_bench_draw, i):
+    """Scenes of `dama bench vision --seed 2` with no hand, read uncalibrated (the caller gives a1): each
+    has a dark king whose height shows (5.0 and 3.3 px) and whose share, weighed against its board's pieces
+    with no men seen, lies between KING_ON_ITS_BOARD and KING_THRESHOLD. The board reads exactly; with the
+    higher bar that king reads as a man."""
+    import vision.pipeline as pipeline
+    from vision.bench import render_bench_scene
+    from vision.pipeline import KING_ON_ITS_BOARD, VisionPipeline
+
+    sc = render_bench_scene(*get_bench_draw(2, i))
+    assert not sc.hand_on_board
+
+    def read() -> str:
+        return VisionPipeline(profile={"corners": {"a1": list(sc.corners["a1"])}}).process(sc.image).board
+
+    assert read() == sc.board
+    monkeypatch.setattr(pipeline, "KING_ON_ITS_BOARD", KING_THRESHOLD)
+    wrong = [(t, g) for g, t in zip(read(), sc.board, strict=True) if g != t]
+    assert KING_ON_ITS_BOARD < KING_THRESHOLD
+    assert wrong == [("B", "b")], wrong
