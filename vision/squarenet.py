@@ -32,9 +32,9 @@ trained with dark men stained like the dark squares (``vision/models/squarenet_d
 (:func:`with_dark_opinion`); where it is not sure at all, so has a convolutional network over the patch
 itself, which sees a fingertip's shape where the rings see only a disc (``vision.patchnet``).
 
-Kings are reported only when the crown reader is fairly sure (``KING_THRESHOLD``; the pipeline crowns from a
-lower bar where the men seen at calibration weighed the pieces, :func:`crowned_from`); the referee tracks
-kings from the moves anyway.
+Kings are reported only when the crown reader is fairly sure (``KING_THRESHOLD``; with no hand in the picture
+the pipeline crowns from lower bars, :func:`crowned_from`: beside the men seen at calibration and, lower than
+here, against the board's own pieces); the referee tracks kings from the moves anyway.
 """
 
 from __future__ import annotations
