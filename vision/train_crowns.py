@@ -2,10 +2,11 @@
 
 The sets are those of ``vision/train_squares.py`` (``render``); only their pieces are used:
 
-    SETS=...   # vision/train_squares.py's recipe: the nine thin sets and the two of thick pieces (not the printed)
+    SETS=...   # fourteen sets (docs/vision.md, "Training": $SETS $HANDS 2616 2617 $THICK $OFFC): the nine
+               # thin ones, the two of thick pieces and the three of pieces off centre; not the printed
     export OPENBLAS_NUM_THREADS=1   # one core per run: two runs side by side, not two threads fighting
     for s in 0 1; do .venv/bin/python -m vision.train_crowns --data $SETS --epochs 40 --seed $s \
-        --out /tmp/crown_$s.npz & done; wait   # about 20 min per network (26 s an epoch), one core each
+        --out /tmp/crown_$s.npz & done; wait   # about 27 min per network (41 s an epoch), one core each
     # the committed crown reader is those two in one file (keys suffixed _0 and _1, n_nets 2), the same as
     # one run with --nets 2 (which trains them one after the other)
     .venv/bin/python -m vision.train_crowns --data $SETS --epochs 40 --nets 2 --holdout \
@@ -23,7 +24,7 @@ The pair reader (``vision.crowns``, "Beside a man of this set"; committed 2026-1
 and ``--seamless-rate 0.5`` (about 4 min per thousand scenes on one core) as ``$SETS_05``, and
 
     for s in 0 1; do .venv/bin/python -m vision.train_crowns --data $SETS_05 --epochs 40 --pairs --seed $s \
-        --out /tmp/pair_$s.npz & done; wait   # about 25 min per network (36 s an epoch), one core each
+        --out /tmp/pair_$s.npz & done; wait   # 25–31 min per network (36–46 s an epoch), one core each
 
 the two stored in one file as above (and ``pair`` 1). Each piece of a scene is weighed against a man of
 the same scene (:class:`References`): one on its square in another of the scene's boards (the scene's
