@@ -24,8 +24,9 @@
     PRINTED="/tmp/squares_printed_2620.npz /tmp/squares_printed_hands_2621.npz"
     .venv/bin/python -m vision.train_squares train --data $SETS $HANDS $THICK $PRINTED --no-strips --epochs 40 \
         --out vision/models/squarenet.npz          # the committed square network (colours and hands)
+    OFFC=...   # the three sets of pieces off centre (2624-2626): docs/vision.md, "Training"
     .venv/bin/python -m vision.train_crowns --data $SETS $HANDS /tmp/squares_2616.npz /tmp/squares_2617.npz \
-        $THICK --epochs 40 --nets 2 --out vision/models/crownnet.npz   # the committed crown reader (vision/crowns.py)
+        $THICK $OFFC --epochs 40 --nets 2 --out vision/models/crownnet.npz   # the committed crown reader
     # the transfer test: both commands again with --holdout (no held-out wood, piece or light)
 
 Rendering takes about five minutes per thousand scenes on one core (seven with four boards each; on
