@@ -448,20 +448,20 @@ class VisionPipeline:
                 reach = _fingertip_reach(fit.bright_parity, covered)
                 if self.familiar:
                     kings, most = KING_KEPT, COLOUR_VOTE_MOST if bound_votes else None
-                    # one picture (in video the motion test tells hands from pieces), and only where a square
-                    # could keep a hand: the margin is looked at only then
-                    # ... or where the colours see the bare square and a fingertip can be: the veto on
-                    # "covered" is for pieces the network does not know, and no piece looks like the empty
+                    # One picture (in video the motion test tells hands from pieces): wherever a fingertip can
+                    # be, the network's "covered" of at least COVERED_WITH_HAND stands against the colours'
+                    # veto, which is there for pieces the network does not know: on a board it reads, a
+                    # fingertip's skin fits a light man's colours, and the arm need not show in the margin
+                    # (docs/vision.md, "A fingertip wherever one can reach"). Only where it can reach: a real
+                    # piece the network takes for a hand stands in the middle of a real photo too.
+                    # ... and from 0.5 where the colours see the bare square: no piece looks like the empty
                     # square; a hand's skin over a dark wood does. There "covered" as the likelier reading
                     # stands, as it does in one picture with no hand seen (docs/vision.md, "A hand the
                     # colours take for the bare square")
                     if not seen_hand.compared:
                         bare_here = (colour_loglik(self.model, vec).argmax(axis=1) == 0) & reach
                         hand_bar = np.where(bare_here, COVERED_IN_PICTURE, COVERED_WITH_HAND)
-                        if (prob[:, COVERED] >= hand_bar).any():
-                            hand_at = (arm_beside(seen_hand.odd_margin_cells(), fit.bright_parity)
-                                       | (covered_neighbours(covered, fit.bright_parity) > 0)
-                                       | bare_here)
+                        hand_at = reach
                     if most is not None and colours_contradict_network(prob, self.model, vec):
                         most = 0.0  # colours that misread the network's surest squares get no vote here
                 prob = with_colour_model(prob, self.model, vec, temper=self.colour_weight, keep_kings=kings,

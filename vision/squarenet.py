@@ -463,11 +463,12 @@ def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 
     square the network takes for a hand but the colours take for a king is a tall piece the network does
     not know (the fhgr photos' thick discs), not a finger.
 
-    ``hand_seen`` (N, bool): squares a hand is seen reaching (an arm in the margin beside an edge square, a
-    covered light square beside it). There a network's "covered" of at least ``COVERED_WITH_HAND`` keeps
-    its reading, whatever the colours make of it: the veto on "covered" is there for pieces the network
-    does not know, and a fingertip's skin fits a light man's colours. Like ``keep_kings``, only for boards
-    the network is known to read (docs/vision.md, "A fingertip on a board the network knows").
+    ``hand_seen`` (N, bool): squares a hand may be over (the pipeline, in one picture: wherever a fingertip
+    can reach). There a network's "covered" of at least ``COVERED_WITH_HAND`` keeps its reading, whatever
+    the colours make of it: the veto on "covered" is there for pieces the network does not know, and a
+    fingertip's skin fits a light man's colours. Like ``keep_kings``, only for boards the network is known
+    to read (docs/vision.md, "A fingertip on a board the network knows", "A fingertip wherever one can
+    reach").
     ``hand_bar`` (a number or (N,)): that bar, square by square, where it is not ``COVERED_WITH_HAND``.
     """
     z = (vec[:, None, :] - model.mean[None]) / model.std[None]

@@ -424,6 +424,26 @@ def test_a_fingertip_on_an_edge_square_with_its_arm_in_view_is_no_man_on_a_calib
     assert _read_calibrated(sc)[d8] == "?"
 
 
+def test_a_fingertip_on_a_corner_square_with_no_arm_seen_is_no_man_on_a_calibrated_board(get_bench_draw,
+                                                                                        monkeypatch):
+    """Scene 40 of `dama bench vision --seed 3`: a light fingertip on the empty corner square d8 of a light
+    board, the arm over a light frame, where the margin test does not see it, and no light square beside
+    d8 taken for covered. The network takes d8 for a hand; the colour model learned at calibration takes
+    the skin for a light man. In one picture of a board the network reads, its hand stands wherever a
+    fingertip can reach, whether or not the arm shows (docs/vision.md, "A fingertip wherever one can
+    reach")."""
+    from vision.bench import render_bench_scene
+
+    sc = render_bench_scene(*get_bench_draw(3, 40))
+    d8 = SQUARE_NAMES.index("d8")
+    assert sc.board[d8] == "." and sc.occluded[d8] == "1" and sc.hand_on_board
+
+    _no_hand_stands_against_the_colours(monkeypatch)
+    assert _read_calibrated(sc)[d8] == "w"
+    monkeypatch.undo()
+    _assert_unknown_there_and_right_elsewhere(_read_calibrated(sc), sc.board, d8)
+
+
 def test_a_hand_the_colours_take_for_the_bare_square_stays_a_hand_on_a_calibrated_board(get_bench_draw,
                                                                                        monkeypatch):
     """Scene 68 of `dama bench vision` (seed 1): a brown hand lies over the light man on h2 of a brown board,

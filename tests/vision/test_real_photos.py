@@ -142,3 +142,30 @@ def test_kings_on_real_photos_whose_kings_are_labelled():
     assert found["uncalibrated"] >= 6 and found["calibrated"] >= 19, found
     assert crown_counts("....b......B.....wW........W....", kinged[0]["board"])["exact"]
     assert crown_counts("....b......b.....wW........W....", kinged[0]["board"])["kings_found"] == 2
+
+
+def test_real_pieces_the_network_takes_for_a_hand_where_no_fingertip_reaches_keep_the_colours_reading(monkeypatch):
+    """full-board.jpg read with the colours learned from whites.jpg, a board the network reads (familiar):
+    the network takes two real pieces in the middle of the board for a hand ("covered" 0.88 and 0.998), and
+    the colours learned from the other photo know them. In one picture the network's hand stands against
+    the colours only where a fingertip can reach (an edge square, or beside a light square the hand covers;
+    docs/vision.md, "A fingertip wherever one can reach"); had it stood everywhere, those two would read `?`."""
+    import vision.pipeline as pipeline
+
+    labels = {lab["image"].rsplit("/", 1)[-1]: lab for lab in load_photo_labels() if lab.get("board")}
+    photo, teacher_photo = labels["full-board.jpg"], labels["whites.jpg"]
+    image = cv2.imread(str(Path(PHOTO_ROOT) / photo["image"]))
+    teacher = VisionPipeline(profile={"corners": {"a1": teacher_photo["a1"]}})
+    assert teacher.learn_position(cv2.imread(str(Path(PHOTO_ROOT) / teacher_photo["image"])),
+                                  teacher_photo["board"])["ok"]
+    profile = dict(teacher.profile(), corners={"a1": photo["a1"]})
+
+    def wrong() -> list[tuple[str, str]]:
+        vp = VisionPipeline(profile=profile)
+        got = vp.process(image).board
+        assert vp.familiar
+        return [(g, t) for g, t in zip(got, photo["board"], strict=True) if g.lower() != t.lower()]
+
+    assert wrong() == []
+    monkeypatch.setattr(pipeline, "_fingertip_reach", lambda bright_parity, covered: np.ones(32, dtype=bool))
+    assert sorted(wrong()) == [("?", "w"), ("?", "w")]
