@@ -462,6 +462,11 @@ class VisionPipeline:
                         bare_here = (colour_loglik(self.model, vec).argmax(axis=1) == 0) & reach
                         hand_bar = np.where(bare_here, COVERED_IN_PICTURE, COVERED_WITH_HAND)
                         hand_at = reach
+                        # where the margin shows an arm, its fingertip can also be a square further in than
+                        # the edge square beside it (asked only when needed: the margin test costs 0.2 ms)
+                        if (prob[~reach, COVERED] >= COVERED_WITH_HAND).any():
+                            arm = arm_beside(seen_hand.odd_margin_cells(), fit.bright_parity)
+                            hand_at = reach | arm | diagonal_neighbours(arm, fit.bright_parity)
                     if most is not None and colours_contradict_network(prob, self.model, vec):
                         most = 0.0  # colours that misread the network's surest squares get no vote here
                 prob = with_colour_model(prob, self.model, vec, temper=self.colour_weight, keep_kings=kings,

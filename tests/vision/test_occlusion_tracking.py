@@ -444,6 +444,25 @@ def test_a_fingertip_on_a_corner_square_with_no_arm_seen_is_no_man_on_a_calibrat
     _assert_unknown_there_and_right_elsewhere(_read_calibrated(sc), sc.board, d8)
 
 
+def test_a_fingertip_one_square_in_from_the_arm_seen_in_the_margin_is_no_king_on_a_calibrated_board(
+        get_bench_draw, monkeypatch):
+    """Scene 128 of `dama bench vision --seed 5`: the arm crosses the frame beside h6 and its fingertip rests
+    on the empty g5, one square further in, with no light square beside g5 taken for covered. The network
+    takes g5 for a hand; the colours took the skin for a piece, and the crown reader the finger's height
+    for a king. Where the margin shows an arm, its fingertip can be on the edge square beside it or on a
+    square diagonally in from that one (docs/vision.md, "A fingertip wherever one can reach")."""
+    from vision.bench import render_bench_scene
+
+    sc = render_bench_scene(*get_bench_draw(5, 128))
+    g5 = SQUARE_NAMES.index("g5")
+    assert sc.board[g5] == "." and sc.occluded[g5] == "1" and sc.hand_on_board
+
+    _no_hand_stands_against_the_colours(monkeypatch)
+    assert _read_calibrated(sc)[g5] == "B"
+    monkeypatch.undo()
+    _assert_unknown_there_and_right_elsewhere(_read_calibrated(sc), sc.board, g5)
+
+
 def test_a_hand_the_colours_take_for_the_bare_square_stays_a_hand_on_a_calibrated_board(get_bench_draw,
                                                                                        monkeypatch):
     """Scene 68 of `dama bench vision` (seed 1): a brown hand lies over the light man on h2 of a brown board,
