@@ -464,11 +464,11 @@ def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 
     not know (the fhgr photos' thick discs), not a finger.
 
     ``hand_seen`` (N, bool): squares a hand may be over (the pipeline, in one picture: wherever a fingertip
-    can reach). There a network's "covered" of at least ``COVERED_WITH_HAND`` keeps its reading, whatever
-    the colours make of it: the veto on "covered" is there for pieces the network does not know, and a
-    fingertip's skin fits a light man's colours. Like ``keep_kings``, only for boards the network is known
-    to read (docs/vision.md, "A fingertip on a board the network knows", "A fingertip wherever one can
-    reach").
+    can reach, and a square in from an arm seen in the margin). There a network's "covered" of at least
+    ``COVERED_WITH_HAND`` keeps its reading, whatever the colours make of it: the veto on "covered" is there
+    for pieces the network does not know, and a fingertip's skin fits a light man's colours. Like
+    ``keep_kings``, only for boards the network is known to read (docs/vision.md, "A fingertip on a board
+    the network knows", "A fingertip wherever one can reach").
     ``hand_bar`` (a number or (N,)): that bar, square by square, where it is not ``COVERED_WITH_HAND``.
     """
     z = (vec[:, None, :] - model.mean[None]) / model.std[None]

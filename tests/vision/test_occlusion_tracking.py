@@ -450,7 +450,7 @@ def test_a_fingertip_one_square_in_from_the_arm_seen_in_the_margin_is_no_king_on
     on the empty g5, one square further in, with no light square beside g5 taken for covered. The network
     takes g5 for a hand; the colours took the skin for a piece, and the crown reader the finger's height
     for a king. Where the margin shows an arm, its fingertip can be on the edge square beside it or on a
-    square diagonally in from that one (docs/vision.md, "A fingertip wherever one can reach")."""
+    square diagonally in from that one (docs/vision.md, "A fingertip one square in from the arm")."""
     from vision.bench import render_bench_scene
 
     sc = render_bench_scene(*get_bench_draw(5, 128))
