@@ -407,6 +407,23 @@ def _no_hand_stands_against_the_colours(monkeypatch) -> None:
     monkeypatch.setattr(pipeline, "COVERED_IN_PICTURE", 2.0)
 
 
+def _vetoed_hand_reads_unknown(get_bench_draw, monkeypatch, seed: int, i: int, name: str, truth: str,
+                               vetoed: str) -> None:
+    """Scene ``i`` of `dama bench vision --seed SEED`, the square ``name`` (holding ``truth``) under the hand:
+    with no bar from which the network's hand stands against the colours it reads ``vetoed``; as the
+    pipeline is, it reads ``?`` and every other square reads right."""
+    from vision.bench import render_bench_scene
+
+    sc = render_bench_scene(*get_bench_draw(seed, i))
+    k = SQUARE_NAMES.index(name)
+    assert sc.board[k] == truth and sc.occluded[k] == "1" and sc.hand_on_board
+
+    _no_hand_stands_against_the_colours(monkeypatch)
+    assert _read_calibrated(sc)[k] == vetoed
+    monkeypatch.undo()
+    _assert_unknown_there_and_right_elsewhere(_read_calibrated(sc), sc.board, k)
+
+
 def test_a_fingertip_on_an_edge_square_with_its_arm_in_view_is_no_man_on_a_calibrated_board(get_bench_draw,
                                                                                               monkeypatch):
     """Scene 221 of `dama bench vision --seed 2`: a fingertip on the empty d8, the arm over the board's
@@ -432,16 +449,7 @@ def test_a_fingertip_on_a_corner_square_with_no_arm_seen_is_no_man_on_a_calibrat
     the skin for a light man. In one picture of a board the network reads, its hand stands wherever a
     fingertip can reach, whether or not the arm shows (docs/vision.md, "A fingertip wherever one can
     reach")."""
-    from vision.bench import render_bench_scene
-
-    sc = render_bench_scene(*get_bench_draw(3, 40))
-    d8 = SQUARE_NAMES.index("d8")
-    assert sc.board[d8] == "." and sc.occluded[d8] == "1" and sc.hand_on_board
-
-    _no_hand_stands_against_the_colours(monkeypatch)
-    assert _read_calibrated(sc)[d8] == "w"
-    monkeypatch.undo()
-    _assert_unknown_there_and_right_elsewhere(_read_calibrated(sc), sc.board, d8)
+    _vetoed_hand_reads_unknown(get_bench_draw, monkeypatch, 3, 40, "d8", ".", "w")
 
 
 def test_a_fingertip_one_square_in_from_the_arm_seen_in_the_margin_is_no_king_on_a_calibrated_board(
@@ -451,16 +459,7 @@ def test_a_fingertip_one_square_in_from_the_arm_seen_in_the_margin_is_no_king_on
     takes g5 for a hand; the colours took the skin for a piece, and the crown reader the finger's height
     for a king. Where the margin shows an arm, its fingertip can be on the edge square beside it or on a
     square diagonally in from that one (docs/vision.md, "A fingertip one square in from the arm")."""
-    from vision.bench import render_bench_scene
-
-    sc = render_bench_scene(*get_bench_draw(5, 128))
-    g5 = SQUARE_NAMES.index("g5")
-    assert sc.board[g5] == "." and sc.occluded[g5] == "1" and sc.hand_on_board
-
-    _no_hand_stands_against_the_colours(monkeypatch)
-    assert _read_calibrated(sc)[g5] == "B"
-    monkeypatch.undo()
-    _assert_unknown_there_and_right_elsewhere(_read_calibrated(sc), sc.board, g5)
+    _vetoed_hand_reads_unknown(get_bench_draw, monkeypatch, 5, 128, "g5", ".", "B")
 
 
 def test_a_hand_the_colours_take_for_the_bare_square_stays_a_hand_on_a_calibrated_board(get_bench_draw,
@@ -470,16 +469,7 @@ def test_a_hand_the_colours_take_for_the_bare_square_stays_a_hand_on_a_calibrate
     sees the hand ("covered" 0.95); the colour model learned at calibration finds the bare dark square's
     colours there and vetoed it, so h2 read empty. No piece the network does not know looks like the bare
     square, so on an edge square the network's hand stands where the colours see the empty square."""
-    from vision.bench import render_bench_scene
-
-    sc = render_bench_scene(*get_bench_draw(1, 68))
-    h2 = SQUARE_NAMES.index("h2")
-    assert sc.board[h2] == "w" and sc.occluded[h2] == "1" and sc.hand_on_board
-
-    _no_hand_stands_against_the_colours(monkeypatch)
-    assert _read_calibrated(sc)[h2] == "."
-    monkeypatch.undo()
-    _assert_unknown_there_and_right_elsewhere(_read_calibrated(sc), sc.board, h2)
+    _vetoed_hand_reads_unknown(get_bench_draw, monkeypatch, 1, 68, "h2", "w", ".")
 
 
 def test_a_fingertip_on_a_corner_man_the_colours_take_for_the_bare_square_reads_unknown(get_bench_draw,
