@@ -129,6 +129,9 @@ class Tally:
     kings_by_crown: dict[str, list[int]] = field(default_factory=dict)  # crown shift band -> [kings, found]
     squares_right_shown: int = 0  # exact, but a king whose height cannot be seen may read as a man
     boards_right_shown: int = 0
+    # boards wrong (kings as men) only by "?" on squares in view that a hand partly covers (under
+    # OCCLUSION_FRACTION of the centre): how many of the wrong boards are a finger's edge, not a misreading
+    partly_covered_only: int = 0
     # pictures with no hand over the board, the only ones a game's record is made of (the stabilizer passes
     # on nothing while a hand is there): boards and squares right, kings as men
     handless: int = 0
@@ -140,17 +143,23 @@ class Tally:
     lens: list[tuple[float, float]] = field(default_factory=list)  # (tilt, |log| shift error at the middle)
 
     def add_board(self, got: str, truth: str, occluded: str, tilt: float = 0.0,
-                  crown: np.ndarray | None = None, scene: int | None = None, hand: bool = False) -> None:
+                  crown: np.ndarray | None = None, scene: int | None = None, hand: bool = False,
+                  share: np.ndarray | None = None) -> None:
         """Score one read board; ``crown`` (32,) is :func:`crown_px` of the scene (None: every height shows).
         A board wrong where a king's height shows is listed in ``wrong`` (its squares named, ``scene`` its
-        index, ``hand`` whether a hand is over it)."""
+        index, ``hand`` whether a hand is over it). ``share`` (32,): how much of each square's centre the
+        hand covers; a square in view that the hand partly covers is named with its share, and a board
+        wrong (kings as men) only by ``?`` on such squares is counted in ``partly_covered_only``. The
+        figures themselves do not change: a square counts as hidden from ``OCCLUSION_FRACTION`` on."""
         from vision.geometry import SQUARE_NAMES
 
         band = "0-20°" if tilt < 20 else "20-35°" if tilt < 35 else "35-50°"
         crown = np.full(32, np.inf) if crown is None else crown
+        share = np.zeros(32) if share is None else share
         right = right_c = right_s = 0
         bad: list[str] = []
-        for name, g, t, o, c in zip(SQUARE_NAMES, got, truth, occluded, crown, strict=True):
+        partly_only = True  # every square wrong by colour is a "?" on a square the hand partly covers
+        for name, g, t, o, c, f in zip(SQUARE_NAMES, got, truth, occluded, crown, share, strict=True):
             if t in "WB" and o == "0":
                 for table, key in ((self.kings, band), (self.kings_by_crown, _crown_band(c))):
                     k = table.setdefault(key, [0, 0])
@@ -163,8 +172,11 @@ class Tally:
             right += ok
             right_c += ok_c
             right_s += shown
+            partly = o == "0" and f > 0
+            partly_only &= ok_c or (g == "?" and partly)
             if not shown:
-                bad.append(f"{name} {t} read {g}" + (" (hidden)" if o == "1" else ""))
+                bad.append(f"{name} {t} read {g}" + (" (hidden)" if o == "1" else
+                                                     f" (hand over {100 * f:.0f} % of it)" if partly else ""))
         if bad:
             where = f"scene {scene}" if scene is not None else f"board {self.scenes}"
             self.wrong.append(f"{where}{' (hand over the board)' if hand else ''}: " + ", ".join(bad[:6])
@@ -176,6 +188,7 @@ class Tally:
         self.boards_right += right == 32
         self.boards_right_colour += right_c == 32
         self.boards_right_shown += right_s == 32
+        self.partly_covered_only += right_c < 32 and partly_only
         if not hand:
             self.handless += 1
             self.handless_right += right_c == 32
@@ -203,6 +216,11 @@ class Tally:
             out.append(f"  no hand over the board per square {100 * self.handless_squares_right / (32 * m):.3f} %, "
                        f"boards {100 * self.handless_right / m:.2f} % of {self.handless} (kings as men; what a "
                        "game's record is made of)")
+        if self.partly_covered_only:
+            from vision.render.scene import OCCLUSION_FRACTION
+
+            out.append(f"  of the boards wrong    {self.partly_covered_only} only by '?' on squares in view that a "
+                       f"hand partly covers (under {100 * OCCLUSION_FRACTION:.0f} % of the centre; kings as men)")
         if self.kings:
             bands = ", ".join(f"{b} {f}/{n}" for b, (n, f) in sorted(self.kings.items()))
             crowns = ", ".join(f"{b} {self.kings_by_crown[b][1]}/{self.kings_by_crown[b][0]}"
@@ -376,6 +394,7 @@ class RenderedScene:
     board: str
     occluded: str
     hand_on_board: bool
+    hand_share: np.ndarray  # (32,) share of each square's centre under the hand (occluded from 0.2 on)
 
 
 def render_bench_scene(i: int, params: Any, board: str, hand: Any, mirrored: bool) -> RenderedScene:
@@ -390,7 +409,7 @@ def render_bench_scene(i: int, params: Any, board: str, hand: Any, mirrored: boo
     if mirrored:
         image, corners, board, occluded = _mirror(image, corners, board, occluded)
         start_img = np.ascontiguousarray(start_img[:, ::-1])
-    return RenderedScene(image, start_img, corners, board, occluded, hand_on_board)
+    return RenderedScene(image, start_img, corners, board, occluded, hand_on_board, r.hand_share)
 
 
 class RenderCache:
@@ -427,14 +446,14 @@ class RenderCache:
                     corners = {k: tuple(float(v) for v in xy) for k, xy in zip(CORNER_NAMES, f["corners"], strict=True)}
                     if image is not None and start is not None:
                         return RenderedScene(image, start, corners, str(f["board"]), str(f["occluded"]),
-                                             bool(f["hand_on_board"]))
+                                             bool(f["hand_on_board"]), np.asarray(f["hand_share"], float))
             except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
                 pass  # damaged: rendered again below
         scene = render_bench_scene(i, *draw)
         tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")  # one per process: two runs may share a cache
         np.savez(tmp, image=cv2.imencode(".png", scene.image)[1], start=cv2.imencode(".png", scene.start)[1],
                  corners=np.array([scene.corners[k] for k in CORNER_NAMES], dtype=np.float64), board=scene.board,
-                 occluded=scene.occluded, hand_on_board=scene.hand_on_board)
+                 occluded=scene.occluded, hand_on_board=scene.hand_on_board, hand_share=scene.hand_share)
         tmp.replace(path)  # whole files only: an interrupted run leaves no half-written scene
         return scene
 
@@ -594,7 +613,8 @@ def run_synthetic(n: int, size: tuple[int, int], seed: int, thick: bool = False,
                 tally.orient_unknown += 1
             elif res.orientation_ok == (not mirrored) and a1_ok:
                 tally.orient_right += 1
-            tally.add_board(res.board, board, occluded, params.tilt_deg, crown, scene=i, hand=hand_on_board)
+            tally.add_board(res.board, board, occluded, params.tilt_deg, crown, scene=i, hand=hand_on_board,
+                            share=scene.hand_share)
         if (i + 1) % 10 == 0 or i + 1 == n:
             print(f"  {i + 1}/{n} scenes, {time.time() - t0:.0f} s; calibrated: "
                   f"{calibrated.squares_right}/{calibrated.squares} squares right", file=sys.stderr)

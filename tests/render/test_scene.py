@@ -110,6 +110,7 @@ def test_no_hand_means_empty_mask() -> None:
     r = render_scene(START, random_scene_params(np.random.default_rng(2), size=SIZE))
     assert not r.hand_mask.any()
     assert r.occluded == "0" * 32
+    assert r.hand_share.shape == (32,) and not r.hand_share.any()
 
 
 @pytest.mark.parametrize("seed", [3, 4, 30])
@@ -120,6 +121,9 @@ def test_hand_mask_and_occluded_agree(seed: int) -> None:
     assert r.hand_mask.shape == (SIZE[1], SIZE[0]) and r.hand_mask.dtype == bool
     assert r.hand_mask.sum() > 200
     assert "1" in r.occluded
+    # occluded is the hand's share of each square's centre, thresholded
+    assert r.hand_share.shape == (32,) and ((r.hand_share > 0) & (r.hand_share < 1)).any()
+    assert r.occluded == "".join("1" if f >= scene_mod.OCCLUSION_FRACTION else "0" for f in r.hand_share)
     # the hand covers what was there: the image changed under the mask
     diff = np.abs(r.image.astype(int) - plain.image.astype(int)).sum(2)
     assert diff[r.hand_mask].mean() > 30

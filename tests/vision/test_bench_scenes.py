@@ -134,6 +134,27 @@ def test_boards_read_wrong_are_listed_by_square_where_a_kings_height_shows():
                        "scene 11: a1 w read b (hidden)"]
 
 
+def test_a_square_a_hand_partly_covers_is_named_with_its_share_and_the_figures_stay():
+    """A square in view (under a fifth of its centre under the hand) that reads `?` stays wrong, but
+    `--wrong` says how much of it the hand covers, and a board wrong only by such squares is counted apart;
+    a board with any other error is not."""
+    from vision.bench import Tally
+    from vision.geometry import START_BOARD
+
+    share = np.zeros(32)
+    share[:2] = (0.16, 1.0)
+    t = Tally()
+    t.scenes += 3
+    t.add_board("??" + START_BOARD[2:], START_BOARD, "01" + "0" * 30, scene=4, hand=True, share=share)
+    t.add_board("??" + START_BOARD[2:-1] + ".", START_BOARD, "01" + "0" * 30, scene=5, hand=True, share=share)
+    t.add_board("?" + START_BOARD[1:], START_BOARD, "0" * 32, scene=6, hand=True)  # no hand share: not a finger
+    assert t.wrong[0] == "scene 4 (hand over the board): a1 w read ? (hand over 16 % of it)"
+    assert t.boards_right_colour == 0 and t.squares_right_colour == 3 * 32 - 4
+    assert t.partly_covered_only == 1
+    assert any("1 only by '?' on squares in view that a hand partly covers" in s for s in t.lines("x"))
+    assert not any("partly covers" in s for s in Tally().lines("x"))
+
+
 def test_pictures_with_no_hand_over_the_board_are_also_scored_alone():
     """The record is made only of pictures with no hand over the board: they get their own line (kings as
     men), and a hand scene read wrong does not lower it."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import pickle
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -22,6 +22,11 @@ OCCLUSION_FRACTION = 0.2
 """A dark square is occluded when at least this share of its central region is under the hand."""
 
 
+def occluded_string(share: np.ndarray) -> str:
+    """32 chars of '0'/'1': which squares have at least ``OCCLUSION_FRACTION`` of their centre under a hand."""
+    return "".join("1" if f >= OCCLUSION_FRACTION else "0" for f in share)
+
+
 @dataclass
 class Rendered:
     """One rendered frame and its ground truth (all positions in output pixels, distortion included).
@@ -30,7 +35,9 @@ class Rendered:
     ``square_centers`` (32, 2) dark-square centres on the board plane in observation order;
     ``hand_mask`` bool (H, W) pixels covered by hand or arm; ``occluded`` 32 chars of '0'/'1' (a
     square's central region, ±30% of a square around its centre on the board plane, at least
-    ``OCCLUSION_FRACTION`` under the hand); ``camera`` the camera used.
+    ``OCCLUSION_FRACTION`` under the hand); ``camera`` the camera used; ``hand_share`` (32,) the share of
+    each square's central region under the hand, of which ``occluded`` is the threshold (the benchmark
+    names the squares a finger partly covers).
     """
 
     image: np.ndarray
@@ -39,6 +46,7 @@ class Rendered:
     hand_mask: np.ndarray
     occluded: str
     camera: Camera
+    hand_share: np.ndarray = field(default_factory=lambda: np.zeros(32))
 
 
 def params_key(params: SceneParams) -> str:
@@ -161,13 +169,15 @@ class SceneRenderer:
             corners, centres, occ_px = self._truth(cam)
         mask = self.view.finish(mask_c, nearest=True) > 127 if mask_c is not None else np.zeros((h, w), dtype=bool)
         img = self._sensor(self.view.finish(canvas), seed)
+        share = self.hand_shares(mask, occ_px)
         return Rendered(
             image=img,
             corners=dict(corners),
             square_centers=centres.copy(),
             hand_mask=mask,
-            occluded=self.occlusion(mask, occ_px),
+            occluded=occluded_string(share),
             camera=cam,
+            hand_share=share,
         )
 
     def _truth(self, cam: Camera) -> tuple[dict[str, tuple[float, float]], np.ndarray, np.ndarray]:
@@ -176,13 +186,14 @@ class SceneRenderer:
         corners = {n: (float(x), float(y)) for n, (x, y) in zip(CORNER_NAMES, p[:4], strict=True)}
         return corners, p[4:36], p[36:].reshape(32, -1, 2)
 
-    def occlusion(self, mask: np.ndarray, occ_px: np.ndarray | None = None) -> str:
+    def hand_shares(self, mask: np.ndarray, occ_px: np.ndarray | None = None) -> np.ndarray:
+        """(32,) the share of each dark square's central region that ``mask`` covers, observation order."""
         h, w = mask.shape
         px = np.round(self._occ_px if occ_px is None else occ_px).astype(int)
         inside = (px[..., 0] >= 0) & (px[..., 0] < w) & (px[..., 1] >= 0) & (px[..., 1] < h)
         hit = np.zeros(px.shape[:2], dtype=bool)
         hit[inside] = mask[px[..., 1][inside], px[..., 0][inside]]
-        return "".join("1" if f >= OCCLUSION_FRACTION else "0" for f in hit.mean(1))
+        return hit.mean(1)
 
     def _sensor(self, img: np.ndarray, seed: int) -> np.ndarray:
         """Optics and sensor: blur, noise (a seeded window of a per-scene noise field), JPEG."""
