@@ -392,9 +392,15 @@ class RenderedScene:
     start: np.ndarray  # the start position in the same scene, for calibration
     corners: dict
     board: str
-    occluded: str
     hand_on_board: bool
-    hand_share: np.ndarray  # (32,) share of each square's centre under the hand (occluded from 0.2 on)
+    hand_share: np.ndarray  # (32,) share of each square's centre under the hand
+
+    @property
+    def occluded(self) -> str:
+        """Which squares are hidden: the renderer's threshold on ``hand_share``."""
+        from vision.render.scene import occluded_string
+
+        return occluded_string(self.hand_share)
 
 
 def render_bench_scene(i: int, params: Any, board: str, hand: Any, mirrored: bool) -> RenderedScene:
@@ -404,12 +410,11 @@ def render_bench_scene(i: int, params: Any, board: str, hand: Any, mirrored: boo
     r = render_scene(board, params, hand=hand, seed=i)
     hand_on_board = hand is not None and _hand_over_board(r.hand_mask, r.corners)
     start = render_scene(START_BOARD, params, seed=10_000 + i)
-    image, corners, occluded = r.image, r.corners, r.occluded
-    start_img = start.image
-    if mirrored:
-        image, corners, board, occluded = _mirror(image, corners, board, occluded)
+    image, corners, start_img = r.image, r.corners, start.image
+    if mirrored:  # the board string, and so the squares' order, stays
+        image, corners, board, _ = _mirror(image, corners, board, r.occluded)
         start_img = np.ascontiguousarray(start_img[:, ::-1])
-    return RenderedScene(image, start_img, corners, board, occluded, hand_on_board, r.hand_share)
+    return RenderedScene(image, start_img, corners, board, hand_on_board, r.hand_share)
 
 
 class RenderCache:
@@ -445,15 +450,15 @@ class RenderCache:
                     image, start = (cv2.imdecode(f[k], cv2.IMREAD_COLOR) for k in ("image", "start"))
                     corners = {k: tuple(float(v) for v in xy) for k, xy in zip(CORNER_NAMES, f["corners"], strict=True)}
                     if image is not None and start is not None:
-                        return RenderedScene(image, start, corners, str(f["board"]), str(f["occluded"]),
-                                             bool(f["hand_on_board"]), np.asarray(f["hand_share"], float))
+                        return RenderedScene(image, start, corners, str(f["board"]), bool(f["hand_on_board"]),
+                                             np.asarray(f["hand_share"], float))
             except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
                 pass  # damaged: rendered again below
         scene = render_bench_scene(i, *draw)
         tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")  # one per process: two runs may share a cache
         np.savez(tmp, image=cv2.imencode(".png", scene.image)[1], start=cv2.imencode(".png", scene.start)[1],
                  corners=np.array([scene.corners[k] for k in CORNER_NAMES], dtype=np.float64), board=scene.board,
-                 occluded=scene.occluded, hand_on_board=scene.hand_on_board, hand_share=scene.hand_share)
+                 hand_on_board=scene.hand_on_board, hand_share=scene.hand_share)
         tmp.replace(path)  # whole files only: an interrupted run leaves no half-written scene
         return scene
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import pickle
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -44,9 +44,12 @@ class Rendered:
     corners: dict[str, tuple[float, float]]
     square_centers: np.ndarray
     hand_mask: np.ndarray
-    occluded: str
     camera: Camera
-    hand_share: np.ndarray = field(default_factory=lambda: np.zeros(32))
+    hand_share: np.ndarray
+
+    @property
+    def occluded(self) -> str:
+        return occluded_string(self.hand_share)
 
 
 def params_key(params: SceneParams) -> str:
@@ -169,15 +172,13 @@ class SceneRenderer:
             corners, centres, occ_px = self._truth(cam)
         mask = self.view.finish(mask_c, nearest=True) > 127 if mask_c is not None else np.zeros((h, w), dtype=bool)
         img = self._sensor(self.view.finish(canvas), seed)
-        share = self.hand_shares(mask, occ_px)
         return Rendered(
             image=img,
             corners=dict(corners),
             square_centers=centres.copy(),
             hand_mask=mask,
-            occluded=occluded_string(share),
             camera=cam,
-            hand_share=share,
+            hand_share=self.hand_shares(mask, occ_px),
         )
 
     def _truth(self, cam: Camera) -> tuple[dict[str, tuple[float, float]], np.ndarray, np.ndarray]:
