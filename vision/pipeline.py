@@ -44,6 +44,7 @@ from vision.crowns import (
 )
 from vision.geometry import CORNER_NAMES, START_BOARD, image_to_topview
 from vision.heights import height_strips, strip_maps
+from vision.king_tops import with_king_tops
 from vision.localize import (
     MIN_CONTRAST,
     BoardFit,
@@ -424,6 +425,8 @@ class VisionPipeline:
             if again:  # only squares not surely empty (a piece, or a hand that may be leaving one)
                 self._crown = (fit, *self._read_crowns(fit, d, prob))
             prob = with_crowns(prob, self._crown[1])
+            # a king whose own square leaves its colour torn is read from its upper disc (vision.king_tops)
+            prob = with_king_tops(prob, x, feat, fit.bright_parity, shift, read_squares)
             net_saw_hand = prob[:, COVERED].copy()  # before the colours, whose veto can remove the finger
         if self.model is None:
             if self.squares == "net":

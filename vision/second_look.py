@@ -63,9 +63,10 @@ HAND_IN_CUT = 0.5
 
 
 def recentred_inputs(x: np.ndarray, feat: CellFeatures, bright_parity: int, square: int,
-                     shifts: tuple[tuple[int, int], ...] = SHIFTS) -> np.ndarray:
+                     shifts: tuple[tuple[int, int], ...] = SHIFTS, reach: int = REACH) -> np.ndarray:
     """(len(shifts), N_INPUT) rows of :func:`vision.squarenet.board_inputs` for dark square ``square``
-    (lattice order) with its patches cut ``(dy, dx)`` top-view px away; everything else is its own row's.
+    (lattice order) with its patches cut ``(dy, dx)`` top-view px away (even, each within ``reach``);
+    everything else is its own row's.
 
     The row's scalars give back what :func:`board_inputs` scaled by: the board's contrast and the
     square's light reference (its centre's colour less the first cell vector).
@@ -75,14 +76,14 @@ def recentred_inputs(x: np.ndarray, feat: CellFeatures, bright_parity: int, squa
     inv = np.float32(1.0 / scale)
     i, j = (int(v) for v in dark_cells(bright_parity)[square])
     ref = feat.centre[j, i] - row[-N_SCALARS:-N_SCALARS + 3] * scale
-    pad = MARGIN + REACH
+    pad = MARGIN + reach
     lab = cv2.copyMakeBorder(feat.lab[max(j * CELL - pad, 0):(j + 1) * CELL + pad,
                                       max(i * CELL - pad, 0):(i + 1) * CELL + pad],
                              max(pad - j * CELL, 0), max((j + 1) * CELL + pad - 8 * CELL, 0),
                              max(pad - i * CELL, 0), max((i + 1) * CELL + pad - 8 * CELL, 0), cv2.BORDER_REPLICATE)
     # 2×2 means of the whole neighbourhood once: the shifts are even, so each colour patch is a crop of it
     half = cv2.resize(lab[..., 1:], None, fx=0.5, fy=0.5, interpolation=cv2.INTER_AREA)
-    dy, dx = (np.array(shifts) + REACH).T
+    dy, dx = (np.array(shifts).reshape(-1, 2) + reach).T
     lum = np.lib.stride_tricks.sliding_window_view(lab[..., 0], (SIDE, SIDE))[dy, dx]
     ab = np.lib.stride_tricks.sliding_window_view(half, (PATCH, PATCH), axis=(0, 1))[dy // 2, dx // 2]
     out = np.repeat(row[None], len(shifts), axis=0)
