@@ -235,7 +235,8 @@ def test_a_board_pushed_off_the_calibrated_grid_keeps_its_own_fit(get_scene, mon
 
 
 @pytest.mark.parametrize("seed", [2, 8])
-def test_calibration_leans_on_the_colour_model_where_the_network_misreads_the_board(get_scene, monkeypatch, seed):
+def test_calibration_leans_on_the_colour_model_where_the_network_misreads_the_board(get_scene, monkeypatch, seed,
+                                                                                     square_network_alone):
     """A network that has never seen these pieces reads the start position's dark men as empty squares. The
     colour model learned on the board then outvotes it (docs/vision.md, "Does it transfer?"); on a board
     the network reads, its usual weight stays. The weight travels in the profile. (Scenes with a dozen dark
@@ -252,6 +253,7 @@ def test_calibration_leans_on_the_colour_model_where_the_network_misreads_the_bo
 
     unacquainted = Unacquainted(pipeline.default_net())  # at the usual weight the colour model loses some
     monkeypatch.setattr(pipeline, "default_net", lambda: unacquainted)  # of the dark men in play
+    square_network_alone()  # a patch reader that never saw these pieces would not see them either
     vp = VisionPipeline()
     assert vp.learn_start_position(sc.start_image)["ok"]
     assert vp.colour_weight == pipeline.COLOUR_WEIGHT_UNFAMILIAR
@@ -325,7 +327,8 @@ def test_a_camera_moved_by_a_square_since_calibration_keeps_the_board_found_now(
 
 
 @pytest.mark.parametrize("seed", [2, 5])
-def test_one_picture_of_a_board_the_network_misreads_is_read_by_its_own_colours(get_scene, monkeypatch, seed):
+def test_one_picture_of_a_board_the_network_misreads_is_read_by_its_own_colours(get_scene, monkeypatch, seed,
+                                                                                 square_network_alone):
     """Uncalibrated, a network nearly blind to these dark men (as on woods and pieces it never saw) takes them
     for empty squares. Its reading then explains the squares' features far worse than the default colour
     model's, and colours learned from this picture alone repair it; without that step the blind network's
@@ -336,6 +339,7 @@ def test_one_picture_of_a_board_the_network_misreads_is_read_by_its_own_colours(
     assert sc.board.count("b") + sc.board.count("B") >= 2
     unacquainted = Unacquainted(pipeline.default_net())
     monkeypatch.setattr(pipeline, "default_net", lambda: unacquainted)
+    square_network_alone()  # a patch reader that never saw these pieces would not see them either
     profile = {"corners": {"a1": list(sc.corners["a1"])}}
     assert _men(VisionPipeline(profile=profile).process(sc.image).board) == _men(sc.board)
     monkeypatch.setattr(pipeline, "explains_worse", lambda *a, **k: False)
