@@ -86,6 +86,7 @@ from vision.squarenet import (
     KING_KEPT,
     board_inputs,
     colour_loglik,
+    colour_shares,
     colours_contradict_network,
     crowned_from,
     dark_net,
@@ -109,6 +110,10 @@ MIN_START_AGREEMENT = 0.75  # share of squares a start-position frame must read 
 # colour model, learned on that very board, is the better judge (docs/vision.md, "Does it transfer?").
 COLOUR_WEIGHT = 0.5
 COLOUR_WEIGHT_UNFAMILIAR = 1.0
+# On a familiar board with a hand in the picture, the colour model's vote (log odds, vision.squarenet.
+# with_colour_model's ``most``) against the network's likeliest colour class on the squares a fingertip can
+# reach: none (docs/vision.md, "No colour vote against the network beside a hand")
+HAND_COLOUR_VOTE = 0.0
 MIN_EACH_TO_LEARN = 2  # empty squares, light and dark pieces a position must show to learn the colours from
 # share of the known position (start or other) the network alone must read for a familiar board: all of it.
 # At 31/32 a board whose dark men the network missed once was familiar, and the bounded colour model could
@@ -472,6 +477,14 @@ class VisionPipeline:
                             hand_at = reach | arm | diagonal_neighbours(arm, fit.bright_parity)
                     if most is not None and colours_contradict_network(prob, self.model, vec):
                         most = 0.0  # colours that misread the network's surest squares get no vote here
+                    if most is not None and (hand_seen or (net_covered >= COVERED_WITH_HAND).any()):
+                        # A hand in the picture shades the squares around it, and in its skin and shadow the start
+                        # position's colours see a piece or bare wood; the network was trained with hands. Where
+                        # a fingertip can reach, the colours may confirm the network's likeliest colour class but
+                        # not overturn it (their veto on "covered" stays) (docs/vision.md, "No colour vote
+                        # against the network beside a hand")
+                        overturn = colour_loglik(self.model, vec).argmax(axis=1) != colour_shares(prob).argmax(axis=1)
+                        most = np.where(reach & overturn, HAND_COLOUR_VOTE, most)[:, None]
                 prob = with_colour_model(prob, self.model, vec, temper=self.colour_weight, keep_kings=kings,
                                          most=most, reachable=reach, hand_seen=hand_at, hand_bar=hand_bar)
             else:

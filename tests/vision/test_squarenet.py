@@ -253,6 +253,28 @@ def test_a_capped_colour_vote_shifts_no_odds_beyond_its_bound(seed, most):
     assert (shift.max(axis=1) - shift.min(axis=1) <= most + 1e-6).all()
 
 
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_a_bound_square_by_square_holds_on_each_square_and_zero_leaves_the_networks_odds(seed):
+    """The pipeline bounds the vote square by square (none where a fingertip can reach while a hand is in the
+    picture, vision.pipeline.HAND_COLOUR_VOTE): each square's bound holds on it, and at 0 the odds between
+    the network's piece classes stay as the network gave them."""
+    from vision.squarenet import COVERED, with_colour_model
+
+    model, centres = _three_class_model(seed % 7)
+    rng = np.random.default_rng(seed)
+    net = rng.dirichlet(np.ones(6), size=16) * 0.98 + 0.02 / 6
+    seen = centres[rng.integers(0, 3, 16)] + rng.normal(0, 15.0, (16, 8))
+    most = rng.choice([0.0, 1.0, 3.0], size=(16, 1))
+    out = with_colour_model(net, model, seen, most=most)
+    colour = [k for k in range(6) if k != COVERED]
+    shift = np.log(out[:, colour] / net[:, colour])
+    assert (shift.max(axis=1) - shift.min(axis=1) <= most[:, 0] + 1e-6).all()
+    none = most[:, 0] == 0
+    np.testing.assert_allclose((out[none][:, colour].T / out[none][:, colour].sum(axis=1)).T,
+                               (net[none][:, colour].T / net[none][:, colour].sum(axis=1)).T, rtol=1e-9)
+
+
 def test_a_capped_colour_vote_lets_a_sure_network_stand_and_still_corrects_a_doubtful_one():
     from vision.squarenet import COLOUR_VOTE_MOST, with_colour_model
 
