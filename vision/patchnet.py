@@ -45,7 +45,8 @@ DENSE = ("f1", "f2", "f3")
 HAND_DOUBT = 0.1  # with no hand seen: its "covered" from which, the square network's under it, it has no vote
 # the square network's share for one reading (a colour, or covered) below which the patch reader votes: at 0.99 a
 # dark man on dark wood the square network took for bare wood at 0.990 (the patch reader: dark 0.998) had no vote;
-# at 0.999 it votes on about 5 squares of a board instead of 1 (docs/vision.md, "The patch reader votes more")
+# at 0.999 it votes on about 5 squares of a board instead of 1 (docs/vision.md, "A torn king read from its upper
+# disc; the patch reader votes more")
 SURE = 0.999
 
 

@@ -456,8 +456,9 @@ def with_colour_model(prob: np.ndarray, model, vec: np.ndarray, temper: float = 
     Gaussians are narrow, so a square a few spreads from every class (black men on near-black squares, lit
     unlike any square of the start position) could otherwise outvote a network sure of the piece's shape
     (docs/vision.md, "How far the colours may outvote the network"). Like ``keep_kings``, only for boards
-    the network is known to read. An (N, 1) array bounds each square alone: the pipeline gives the squares
-    a fingertip can reach no vote while a hand is in the picture (``vision.pipeline.HAND_COLOUR_VOTE``).
+    the network is known to read. An (N, 1) array bounds each square alone: while a hand is in the picture
+    the pipeline gives the colours no vote against the network's reading on the squares a fingertip can
+    reach (``vision.pipeline.HAND_COLOUR_VOTE``).
 
     ``reachable`` (N, bool): the squares a fingertip can be on (None: any). A hand reaches the board from
     outside it, so a fingertip is on an edge square or beside a light square the hand covers; elsewhere a
