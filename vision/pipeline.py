@@ -456,6 +456,7 @@ class VisionPipeline:
                 reach = _fingertip_reach(fit.bright_parity, covered)
                 if self.familiar:
                     kings, most = KING_KEPT, COLOUR_VOTE_MOST if bound_votes else None
+                    colours_say = colour_loglik(self.model, vec).argmax(axis=1)  # empty, light, dark
                     # One picture (in video the motion test tells hands from pieces): wherever a fingertip can
                     # be, the network's "covered" of at least COVERED_WITH_HAND stands against the colours'
                     # veto, which is there for pieces the network does not know: on a board it reads, a
@@ -467,7 +468,7 @@ class VisionPipeline:
                     # stands, as it does in one picture with no hand seen (docs/vision.md, "A hand the
                     # colours take for the bare square")
                     if not seen_hand.compared:
-                        bare_here = (colour_loglik(self.model, vec).argmax(axis=1) == 0) & reach
+                        bare_here = (colours_say == 0) & reach
                         hand_bar = np.where(bare_here, COVERED_IN_PICTURE, COVERED_WITH_HAND)
                         hand_at = reach
                         # where the margin shows an arm, its fingertip can also be a square further in than
@@ -483,7 +484,7 @@ class VisionPipeline:
                         # a fingertip can reach, the colours may confirm the network's likeliest colour class but
                         # not overturn it (their veto on "covered" stays) (docs/vision.md, "No colour vote
                         # against the network beside a hand")
-                        overturn = colour_loglik(self.model, vec).argmax(axis=1) != colour_shares(prob).argmax(axis=1)
+                        overturn = colours_say != colour_shares(prob).argmax(axis=1)
                         most = np.where(reach & overturn, HAND_COLOUR_VOTE, most)[:, None]
                 prob = with_colour_model(prob, self.model, vec, temper=self.colour_weight, keep_kings=kings,
                                          most=most, reachable=reach, hand_seen=hand_at, hand_bar=hand_bar)
