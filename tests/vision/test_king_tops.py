@@ -9,10 +9,9 @@ from hypothesis import strategies as st
 
 import vision.pipeline as pipeline
 from vision import king_tops
-from vision.bench import _mirror
+from vision.bench import render_bench_scene
 from vision.cells import CELL
 from vision.geometry import SQUARE_NAMES
-from vision.render import render_scene
 
 FLOATS = st.floats(-2.5, 2.5, allow_nan=False)
 
@@ -113,16 +112,14 @@ def test_a_light_king_at_48_degrees_whose_walls_look_dark_reads_light(get_bench_
     """Seed 3, scene 460 of `dama bench vision`: a light king on b4 seen at 48°, its top beyond its square. Its
     own square leaves the readers torn (light 0.33, dark 0.64), and without the look at its upper disc it
     reads as a dark king; with it, a light one, uncalibrated as calibrated."""
-    _, params, board, hand, mirrored = get_bench_draw(3, 460)
-    r = render_scene(board, params, hand=hand, seed=460)
-    image, corners = r.image, r.corners
-    if mirrored:
-        image, corners, board, _ = _mirror(image, corners, board, r.occluded)
+    draw = get_bench_draw(3, 460)
+    scene = render_bench_scene(*draw)
     b4 = SQUARE_NAMES.index("b4")
-    assert board[b4] == "W" and params.tilt_deg > 45
+    assert scene.board[b4] == "W" and draw[1].tilt_deg > 45
 
     def read() -> str:
-        return pipeline.VisionPipeline(profile={"corners": {"a1": list(corners["a1"])}}).process(image).board
+        profile = {"corners": {"a1": list(scene.corners["a1"])}}
+        return pipeline.VisionPipeline(profile=profile).process(scene.image).board
 
     assert read()[b4] == "W"
     monkeypatch.setattr(pipeline, "with_king_tops", lambda prob, *args: prob)
