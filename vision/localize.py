@@ -19,9 +19,9 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from vision.lattice import lattices
+from vision.lattice import grow, lattices
 from vision.orientation import LATTICE_CORNERS
-from vision.quads import find_quads
+from vision.quads import find_quads, side_contrast
 from vision.views import LIGHTNESS, SATURATION, colour_views, negated, view_of, view_values
 
 WORK_SIZE = 800  # longest side of the image the coarse search runs on
@@ -83,8 +83,10 @@ def localize_frame(frame: np.ndarray) -> BoardFit:
     squares are always empty (:func:`playing_parity`). Raises the lightness search's :class:`NotFound`
     when no view shows a board (its reason is the one users understand).
     """
+    gray = to_gray(frame)
+    found_quads: dict = {}  # the lightness search's quads, for the last attempt
     try:
-        return _light_squares_beside(frame, _pieces_on_the_lighter_colour(frame, localize(to_gray(frame))))
+        return _light_squares_beside(frame, _pieces_on_the_lighter_colour(frame, localize(gray, quads=found_quads)))
     except NotFound as exc:
         failed = exc
     for view in (*colour_views(frame), *((SATURATION,) if frame.ndim == 3 else ())):
@@ -96,7 +98,41 @@ def localize_frame(frame: np.ndarray) -> BoardFit:
             continue
         fit = replace(fit, view=view)
         return _light_squares_beside(frame, with_parity(fit, playing_parity(frame, fit)))
+    try:
+        return _light_squares_beside(frame, _seeded_by_contrast(gray, found_quads))
+    except NotFound:
+        pass
     raise failed
+
+
+# The last attempt, when no view shows a board: lattices grown loosely (vision.lattice.grow) from the
+# full-resolution quads that stand out most from the cells beside them (vision.quads.side_contrast), at
+# most this many seeds, and only those standing out by MIN_CONTRAST. A small board at a steep angle (squares
+# of 9 × 18 px) has its squares merged at the corners into irregular quads with few neighbours of their
+# size, so the usual seeds, the quads with most such neighbours, all lie on a cloth's weave (docs/vision.md,
+# "A small board seeded by its squares' contrast").
+CONTRAST_SEEDS = 24
+
+
+def _seeded_by_contrast(gray: np.ndarray, found_quads: dict) -> BoardFit:
+    """The board of a lattice seeded by the quads of strongest contrast with their neighbours; raises
+    :class:`NotFound`. ``found_quads``: the lightness search's quads by (scale, windows). Every seed grows
+    its own lattice: on such a board one seed's lattice covers another's cell and still grows less."""
+    key = next((k for k in ((1.0, FINE_WINDOWS), (1.0, (0.05, 0.12))) if k in found_quads), None)
+    if key is None:
+        raise NoLattice("no checkerboard found")
+    quads, pols = found_quads[key][:2]
+    score = side_contrast(gray, quads, pols)
+    seeds = np.argsort(-score, kind="stable")[:CONTRAST_SEEDS]
+    seeds = seeds[score[seeds] >= MIN_CONTRAST]
+    grown = (grow(quads, pols, int(k), loose=True) for k in seeds)
+    fits = sorted((f for f in grown if f is not None and len(f.cells) >= MIN_CELLS), key=lambda f: -len(f.cells))
+    for fit in fits[:3]:
+        try:
+            return _board_from_lattice(gray, gray, 1.0, fit)
+        except NotFound:
+            continue
+    raise NoLattice("no checkerboard found")
 
 
 # Saturation, the last view, is searched at the working size only: the full-resolution passes cost 0.3–1.3 s
@@ -273,14 +309,15 @@ def _playing_parity_of(colour: np.ndarray) -> int:
     return int(np.argmin(lightness))
 
 
-def localize(gray: np.ndarray, coarse_only: bool = False) -> BoardFit:
+def localize(gray: np.ndarray, coarse_only: bool = False, quads: dict | None = None) -> BoardFit:
     """Full detection on a grayscale frame; raises :class:`NotFound` with a reason. ``coarse_only``: the
-    search at the working size alone (no full-resolution, steep, loose or turned-parity retries)."""
+    search at the working size alone (no full-resolution, steep, loose or turned-parity retries).
+    ``quads``: filled with the quads of each pass, by (scale, windows), for the caller to reuse."""
     if float(gray.std()) < 4.0:
         raise NotFound("blank frame (no contrast)")
     scale = min(1.0, WORK_SIZE / max(gray.shape))
     steep: list[BoardFit] = []  # windows only a steep camera's view of the start position explains
-    quads: dict = {}  # the quads of each pass, for the last attempt to reuse
+    quads = {} if quads is None else quads  # the quads of each pass, for the last attempts to reuse
     inverted: list = []  # hypotheses whose squares alternate the other way round (InvertedParity)
     try:
         return _localize_at(gray, scale, steep=steep, quads=quads, inverted=inverted)

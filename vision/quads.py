@@ -49,6 +49,33 @@ def find_quads(gray: np.ndarray, min_side: float = 5.0,
     return quads, np.array(pols, dtype=np.int64)
 
 
+def side_contrast(gray: np.ndarray, quads: np.ndarray, pols: np.ndarray) -> np.ndarray:
+    """(N,) how much each quad stands out from the four cells beside it, signed by its polarity (grey levels).
+
+    On a checkerboard the cell across each side of a square is of the other colour, so a bright square is
+    brighter than all four and a dark one darker; a blob of a table's grain or a cloth's weave is not. The
+    second weakest of the four counts: one neighbour may hold a piece of the square's own shade. Sampled
+    at the quads' centres and the centres mirrored across their sides' midpoints, on a lightly blurred copy
+    (JPEG noise), so a few thousand quads cost about 3 ms.
+    """
+    if len(quads) == 0:
+        return np.zeros(0)
+    smooth = cv2.GaussianBlur(gray, (5, 5), 0).astype(np.float32)
+    h, w = gray.shape
+
+    def grey_at(pts: np.ndarray) -> np.ndarray:
+        x = np.clip(np.rint(pts[..., 0]).astype(np.int64), 0, w - 1)
+        y = np.clip(np.rint(pts[..., 1]).astype(np.int64), 0, h - 1)
+        return smooth[y, x]
+
+    centres = quads.mean(axis=1)
+    mids = (quads + np.roll(quads, -1, axis=1)) / 2.0
+    beside = grey_at(2.0 * mids - centres[:, None, :])  # (N, 4) the cells across the four sides
+    sign = np.where(np.asarray(pols) == 1, 1.0, -1.0)
+    stands_out = (grey_at(centres)[:, None] - beside) * sign[:, None]
+    return np.sort(stands_out, axis=1)[:, 1]
+
+
 def _block_sizes(size: int, windows: tuple[float, ...] = (0.05, 0.12)) -> list[int]:
     """Adaptive-threshold windows: a few squares wide for boards from a third of the frame to all of it."""
     return [int(size * f) // 2 * 2 + 1 for f in windows]

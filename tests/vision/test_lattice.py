@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from vision.geometry import project
 from vision.lattice import _neighbour_density, best_lattice
-from vision.quads import find_quads
+from vision.quads import find_quads, side_contrast
 
 # lattice (u, v) in squares -> image pixels: a 10 × 10 checkerboard seen in perspective and turned
 BOARD_H = cv2.getPerspectiveTransform(np.float32([[0, 0], [10, 0], [10, 10], [0, 10]]),
@@ -101,3 +101,38 @@ def test_neighbour_density_counts_as_all_pairs_do(n, seed, size):
         + np.stack([np.sin(turn + k * np.pi / 2) for k in range(4)], axis=1)[..., None] * [0, 1]
     quads = centres[:, None, :] + offsets * half[:, None, None] * np.sqrt(2)
     assert np.array_equal(_neighbour_density(quads), _density_all_pairs(quads))
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(90, 230), st.integers(30, 120))
+def test_side_contrast_of_a_square_is_its_contrast_with_the_squares_beside_it(light, step):
+    """On a checkerboard each square's four side neighbours are of the other colour: a square's quad stands
+    out from them by the drawn difference of the two colours (less a little blur), brighter for a light
+    square and darker for a dark one (the score is signed by the quad's polarity)."""
+    dark = max(light - step, 0)
+    img = np.full((600, 800), 128, np.uint8)
+    for i in range(10):
+        for j in range(10):
+            cv2.fillConvexPoly(img, np.round(_square(i, j) * 16).astype(np.int32), light if (i + j) % 2 == 0 else dark,
+                               lineType=cv2.LINE_AA, shift=4)
+    gray = cv2.GaussianBlur(img, (3, 3), 0)
+    quads, pols = find_quads(gray)
+    inner = []  # the quads that are squares with four squares beside them
+    for k, q in enumerate(quads):
+        i, j = (int(c) for c in np.floor(project(BOARD_H_INV, q.mean(axis=0))[0]))
+        true = _square(i, j)
+        if 1 <= i < 9 and 1 <= j < 9 and min(np.abs(np.roll(true, -r, axis=0) - q).max() for r in range(4)) < 3:
+            inner.append(k)
+    assert len(inner) >= 40
+    score = side_contrast(gray, quads[inner], pols[inner])
+    assert np.all(score > 0.8 * (light - dark)) and np.all(score < 1.05 * (light - dark))
+
+
+def test_side_contrast_of_a_cloths_weave_is_small():
+    """A blurred noise texture, like a cloth's weave or a table's grain, gives thousands of quads but none
+    that stands out from the cells beside it on all sides as a board's squares do."""
+    rng = np.random.default_rng(5)
+    gray = cv2.GaussianBlur(rng.normal(110, 12, (720, 1280)).clip(0, 255).astype(np.uint8), (0, 0), 2.0)
+    quads, pols = find_quads(gray, windows=(0.03, 0.05, 0.12))
+    assert len(quads) > 500
+    assert np.percentile(side_contrast(gray, quads, pols), 99) < 10
