@@ -333,17 +333,21 @@ def test_a_window_two_squares_off_finds_its_way_back(get_scene, seed):
     assert tried >= 2
 
 
-def test_a_small_steep_board_on_a_cloth_is_seeded_by_its_squares_contrast(monkeypatch, get_bench_draw):
+@pytest.mark.parametrize("seed, i, variant", [(4, 414, {}), (1, 24, {"thick": True}), (1, 71, {"thick": True})])
+def test_a_board_no_view_shows_is_seeded_by_its_squares_contrast(monkeypatch, get_bench_draw, seed, i, variant):
     """Scene 414 of `dama bench vision --seed 4` (a board a third of the frame's height at 46°, squares about
     9 × 18 px, on a red cloth): its squares merge at the corners into irregular quads with few neighbours
     of their size, so the lattice seeds, the quads with most such neighbours, all lie on the cloth's weave
-    and no view finds the board. Seeded instead by the quads that stand out most from the cells beside
-    them (vision.quads.side_contrast), tried when nothing else finds a board, a loose lattice grows on it
-    and the board is found, its corners within a fifth of a square; without that last attempt it is not."""
+    and no view finds the board. Scenes 24 and 71 of `--thick-pieces` (19–23 px squares at 38–46°, tall discs
+    and their shadows over most corners): the usual seeds grow lattices of a few cells. Seeded instead by
+    the quads that stand out most from the cells beside them (vision.quads.side_contrast), tried when
+    nothing else finds a board, a loose lattice grows on each board and it is found, its corners within a
+    fifth of a square (the seeds that find the two thick-piece boards rank 31st and 32nd); without that last
+    attempt none is."""
     import vision.localize as loc
     from vision.bench import render_bench_scene
 
-    scene = render_bench_scene(*get_bench_draw(4, 414))
+    scene = render_bench_scene(*get_bench_draw(seed, i, **variant))
     side = np.linalg.norm(np.subtract(scene.corners["a1"], scene.corners["h1"])) / 8
     assert side < 25
     fit = loc.localize_frame(scene.image)
