@@ -151,6 +151,11 @@ SATURATION_MIN_INLIERS = 16
 TIE_INNER = 2
 LIGHT_CELL_MARGIN = 20.0
 LIGHT_CELL_SPREADS = 4.0  # ... or this many times the common light squares' own spread, if more
+# ... or, whatever the spread, this many times as far as the other's row and this much further (Lab units):
+# a lamp's sheen across the light squares raises their spread, and the frame's strip, far off, did not pass
+# (docs/vision.md, "A window onto the frame told by how many times further its light cells are")
+LIGHT_CELL_TIMES = 3.0
+LIGHT_CELL_TIMES_MARGIN = 15.0
 
 
 def _light_squares_beside(frame: np.ndarray, board: BoardFit) -> BoardFit:
@@ -191,7 +196,8 @@ def _light_squares_beside(frame: np.ndarray, board: BoardFit) -> BoardFit:
         groups = np.split(lab, [len(common), len(common) + len(only_ours)])
         ref = np.median(groups[0], axis=0)
         spread, off_ours, off_theirs = (float(np.median(np.linalg.norm(g - ref, axis=1))) for g in groups)
-        if off_ours > off_theirs + max(LIGHT_CELL_MARGIN, LIGHT_CELL_SPREADS * spread):
+        if off_ours > off_theirs + max(LIGHT_CELL_MARGIN, LIGHT_CELL_SPREADS * spread) or off_ours > max(
+                off_theirs + LIGHT_CELL_TIMES_MARGIN, LIGHT_CELL_TIMES * off_theirs):
             return moved
     return board
 
