@@ -120,7 +120,7 @@ def _seeded_by_contrast(gray: np.ndarray, found_quads: dict) -> BoardFit:
     """The board of a lattice seeded by the quads of strongest contrast with their neighbours; raises
     :class:`NotFound`. ``found_quads``: the lightness search's quads by (scale, windows). Every seed grows
     its own lattice: on such a board one seed's lattice covers another's cell and still grows less."""
-    key = next((k for k in ((1.0, FINE_WINDOWS), (1.0, (0.05, 0.12))) if k in found_quads), None)
+    key = next((k for k in ((1.0, FINE_WINDOWS), (1.0, WINDOWS)) if k in found_quads), None)
     if key is None:
         raise NoLattice("no checkerboard found")
     quads, pols = found_quads[key][:2]
@@ -366,6 +366,7 @@ def localize(gray: np.ndarray, coarse_only: bool = False, quads: dict | None = N
     raise failed
 
 
+WINDOWS = (0.05, 0.12)  # adaptive-threshold windows of the search at the working size (frame's longer side)
 FINE_WINDOWS = (0.03, 0.05, 0.12)  # adaptive-threshold windows of the full-resolution retry
 # Inner corners (of 49) that must confirm a refined window. A lattice found on a dozen cells near one
 # corner can extrapolate to a skewed window that a few corners still confirm (10 on a benchmark scene,
@@ -378,7 +379,7 @@ MIN_INLIERS = 12
 LOOSE_FROM = 4
 
 
-def _localize_at(gray: np.ndarray, scale: float, windows: tuple[float, ...] = (0.05, 0.12),
+def _localize_at(gray: np.ndarray, scale: float, windows: tuple[float, ...] = WINDOWS,
                  steep: list[BoardFit] | None = None, loose: bool = False, quads: dict | None = None,
                  inverted: list | None = None) -> BoardFit:
     """Localization with the coarse search at ``scale`` of the frame; windows that pass only the steep
