@@ -512,6 +512,7 @@ class VisionPipeline:
                 # One picture of a board the network knows, no hand seen elsewhere: "covered" as the likelier
                 # reading is a fingertip too; reading the rest would name a piece on a few per cent.
                 pieces, conf = decide(prob, covered_threshold=COVERED_IN_PICTURE)
+                _hand_spreads(pieces, conf, net_covered, fit.bright_parity)
             else:
                 pieces, conf = decide(prob)
             # Uncalibrated, a picture whose colours the network's reading explains as well as the hand-made
@@ -971,6 +972,23 @@ def _fingertip_reach(bright_parity: int, covered: np.ndarray) -> np.ndarray:
     cells = dark_cells(bright_parity)
     edge = (cells == 0).any(axis=1) | (cells == 7).any(axis=1)
     return edge | (covered_neighbours(covered, bright_parity) > 0)
+
+
+def _hand_spreads(pieces: np.ndarray, conf: np.ndarray, net_covered: np.ndarray, bright_parity: int) -> None:
+    """In place: a square beside one read as under the hand (``COVERED``) whose network alone said "covered"
+    above ``COVERED_WITH_HAND`` is under the hand too, whatever the colour model's veto made of it.
+
+    One picture of a board the network knows, with no hand seen on the light squares: the network's hand on
+    one square proves a hand is there, and a hand lies over a patch of squares, not one. The veto on
+    "covered" is there for pieces the network does not know, and a dark fingertip over a light man fits a
+    dark man's colours (`dama bench vision --seed 3` scene 4: e7 under 64 % of the hand, "covered" 0.991,
+    read a dark man beside the two squares read ``?``; docs/vision.md, "A hand spreads to the squares
+    beside it"). ``pieces``, ``conf``, ``net_covered`` (32,) in lattice dark-cell order."""
+    under = pieces == COVERED
+    if not under.any():
+        return
+    joined = ~under & (net_covered > COVERED_WITH_HAND) & diagonal_neighbours(under, bright_parity)
+    pieces[joined], conf[joined] = COVERED, net_covered[joined]
 
 
 @lru_cache(maxsize=16)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vision.geometry import SQUARE_NAMES, files_ranks_homography
 from vision.pipeline import COLOUR_WEIGHT, VisionPipeline
@@ -492,6 +494,53 @@ def test_a_fingertip_on_a_corner_man_the_colours_take_for_the_bare_square_reads_
     assert _read_calibrated(sc)[a1] == "."
     monkeypatch.undo()
     _assert_unknown_there_and_right_elsewhere(_read_calibrated(sc), sc.board, a1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=32, max_size=32), st.lists(st.floats(0.0, 1.0), min_size=32, max_size=32),
+       st.integers(0, 1))
+def test_a_hand_spreads_only_to_squares_beside_it_the_network_calls_covered(pieces, covered, parity):
+    """``_hand_spreads``: a square joins the hand exactly when it touches a square read under the hand and the
+    network alone called it covered above ``COVERED_WITH_HAND``; nothing else changes, nothing leaves the hand."""
+    import vision.pipeline as pipeline
+    from vision.classify import dark_cells
+    from vision.squarenet import COVERED, COVERED_WITH_HAND
+
+    before = np.array(pieces)
+    got, conf = before.copy(), np.full(32, 0.5)
+    net = np.array(covered)
+    pipeline._hand_spreads(got, conf, net, parity)
+
+    cells = dark_cells(parity)
+    under = {tuple(c) for c in cells[before == COVERED]}
+    for n, (i, j) in enumerate(cells):
+        beside = any((i + di, j + dj) in under for di in (-1, 1) for dj in (-1, 1))
+        joins = before[n] != COVERED and beside and net[n] > COVERED_WITH_HAND
+        assert got[n] == (COVERED if joins or before[n] == COVERED else before[n])
+        assert conf[n] == (net[n] if joins else 0.5)
+
+
+def test_a_finger_over_a_man_beside_squares_under_the_hand_is_no_piece_on_a_calibrated_board(get_bench_draw,
+                                                                                            monkeypatch):
+    """Scene 4 of `dama bench vision --seed 3`: a dark hand reaches over the light man on e7 (64 % of its centre
+    under the hand) and hides d8 and f8 beside it; no light square is taken for covered. The network says
+    "covered" on e7 (0.99), the colour model learned at calibration takes the dark finger for a dark man and
+    vetoes it. Beside the squares the network reads under the hand, its "covered" stands (docs/vision.md,
+    "A hand spreads to the squares beside it")."""
+    import vision.pipeline as pipeline
+    from vision.bench import render_bench_scene
+
+    sc = render_bench_scene(*get_bench_draw(3, 4))
+    e7, d8, f8 = (SQUARE_NAMES.index(n) for n in ("e7", "d8", "f8"))
+    assert sc.board[e7] == "w" and sc.occluded[e7] == sc.occluded[d8] == sc.occluded[f8] == "1"
+
+    monkeypatch.setattr(pipeline, "_hand_spreads", lambda *a: None)  # the premise: the veto stands
+    got = _read_calibrated(sc)
+    assert got[e7] == "b" and got[d8] == got[f8] == "?", got
+    monkeypatch.undo()
+    got = _read_calibrated(sc)
+    assert got[e7] == got[d8] == got[f8] == "?", got
+    assert all(g.lower() == t.lower() for g, t in zip(got, sc.board, strict=True) if g != "?"), (got, sc.board)
 
 
 @pytest.mark.parametrize("calibrated", [True, False])
