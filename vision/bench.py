@@ -138,6 +138,9 @@ class Tally:
     handless_right: int = 0
     handless_squares_right: int = 0
     kings_said: int = 0
+    # the hand's skin (skin_band: 0 light, 1 medium, 2 dark) -> [pictures with a hand, boards right (kings as
+    # men), hands over the board, of those seen]: a camera companion must serve every player alike
+    by_skin: dict[int, list[int]] = field(default_factory=dict)
     kings_said_right: int = 0
     wrong: list[str] = field(default_factory=list)  # boards wrong where a king's height shows, one line each
     lens: list[tuple[float, float]] = field(default_factory=list)  # (tilt, |log| shift error at the middle)
@@ -233,6 +236,12 @@ class Tally:
                        f"{self.false_hands} frames without one flagged as a hand, {self.false_hands_held} of "
                        f"them still a hand or '?' over {HELD_FRAMES} frames of the board held still (nothing "
                        "passed on)")
+        if self.by_skin:
+            bands = [(SKIN_BANDS[b][1], *self.by_skin[b]) for b in sorted(self.by_skin)]
+            out.append("  hands by skin          boards right (kings as men) " + ", ".join(
+                f"{name} {100 * right / max(n, 1):.1f} % of {n}" for name, n, right, _, _ in bands))
+            out.append("                         hands over the board detected " + ", ".join(
+                f"{name} {seen}/{on}" for name, _, _, on, seen in bands))
         if self.lens:
             tilt, err = np.array(self.lens).T
             low = err[tilt < 10]
@@ -262,6 +271,17 @@ STILL_FRAMES = REUSE_FRAMES + 1
 # (a tall piece's top over a light square under a steep camera did that; vision.occlusion.lean_candidates).
 HELD_FRAMES = 40
 FRAME_S = 0.04  # seconds between the frames of one scene (25 fps)
+
+
+SKIN_BANDS = ((150.0, "light"), (115.0, "medium"), (0.0, "dark"))  # (lowest mean of the BGR skin colour, name)
+
+
+def skin_band(skin: tuple[float, ...]) -> int:
+    """The lightness band of a hand's skin colour as drawn (0 light, 1 medium, 2 dark: ``SKIN_BANDS``). The
+    renderer's six tones are jittered in brightness by up to 10 %, so the two lightest overlap: the band is
+    of the colour drawn, not of the tone it came from."""
+    mean = float(np.mean(skin))
+    return next(k for k, (floor, _) in enumerate(SKIN_BANDS) if mean >= floor)
 
 
 def _pct(log_error: float) -> str:
@@ -590,6 +610,12 @@ def run_synthetic(n: int, size: tuple[int, int], seed: int, thick: bool = False,
             ms_full = (time.perf_counter() - t1) * 1000
             tally.scenes += 1
             tally.hands += hand_on_board
+            right_before = tally.boards_right_colour
+            if hand is not None:
+                skin = tally.by_skin.setdefault(skin_band(params.skin), [0, 0, 0, 0])
+                skin[0] += 1
+                skin[2] += hand_on_board
+                skin[3] += bool(hand_on_board and res.found and res.hand)
             if not res.found:
                 tally.add_board("?" * 32, board, "0" * 32, params.tilt_deg, crown, scene=i, hand=hand_on_board)
                 tally.orient_total += 1
@@ -620,6 +646,8 @@ def run_synthetic(n: int, size: tuple[int, int], seed: int, thick: bool = False,
                 tally.orient_right += 1
             tally.add_board(res.board, board, occluded, params.tilt_deg, crown, scene=i, hand=hand_on_board,
                             share=scene.hand_share)
+            if hand is not None:
+                skin[1] += tally.boards_right_colour > right_before
         if (i + 1) % 10 == 0 or i + 1 == n:
             print(f"  {i + 1}/{n} scenes, {time.time() - t0:.0f} s; calibrated: "
                   f"{calibrated.squares_right}/{calibrated.squares} squares right", file=sys.stderr)

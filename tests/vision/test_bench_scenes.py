@@ -175,6 +175,40 @@ def test_pictures_with_no_hand_over_the_board_are_also_scored_alone():
     assert not any("no hand over the board" in s for s in every.lines("x"))  # no hand anywhere: the line adds nothing
 
 
+def test_a_hands_skin_falls_in_the_band_of_its_drawn_lightness():
+    """``skin_band``: the renderer's lightest and darkest tones fall in the light and dark bands however they are
+    jittered, and the bands follow the drawn colour's lightness."""
+    from vision.bench import SKIN_BANDS, skin_band
+    from vision.render.params import SKINS, _pick
+
+    rng = np.random.default_rng(0)
+    lightest, darkest = max(SKINS, key=sum), min(SKINS, key=sum)
+    for _ in range(50):
+        assert skin_band(_pick(rng, (lightest,))) == 0
+        assert skin_band(_pick(rng, (darkest,))) == len(SKIN_BANDS) - 1
+    grey = [skin_band((v, v, v)) for v in range(0, 256, 5)]
+    assert grey == sorted(grey, reverse=True) and set(grey) == set(range(len(SKIN_BANDS)))
+
+
+def test_pictures_with_a_hand_are_also_scored_by_the_hands_skin_tone():
+    """Every picture of a scene with a hand counts once under its hand's skin band, and the lines name each
+    band's boards right and hands detected."""
+    from vision.bench import run_synthetic, scene_draws, skin_band
+
+    n = 26  # scenes 3, 22 and 25 of seed 1 at this size have a hand
+    draws = {i: p for i, p, _, h, _ in scene_draws(n, (640, 360), 1) if h is not None}
+    calibrated, default = run_synthetic(n, (640, 360), 1)
+    for tally in (calibrated, default):
+        assert sum(v[0] for v in tally.by_skin.values()) == len(draws) == 3
+        assert set(tally.by_skin) == {skin_band(p.skin) for p in draws.values()}
+        assert all(0 <= right <= pictures and 0 <= seen <= on <= pictures
+                   for pictures, right, on, seen in tally.by_skin.values())
+        lines = tally.lines("rendered")
+        skin_line = next(x for x in lines if "hands by skin" in x)
+        assert skin_line.count(" % of ") == len(tally.by_skin)
+        assert any("hands over the board detected" in x for x in lines)
+
+
 def test_how_far_a_kings_top_lands_comes_from_the_scenes_own_camera():
     """`crown_px`: nothing straight below the camera, more the farther a square lies from its foot, twice a
     man's own top shift (a king is two men)."""
