@@ -78,10 +78,20 @@ on a small, blurred video as an empty square for seconds. Man or king is the cro
 on the same sets; a multilayer perceptron trained here with the strips (``--mirror`` adds every piece
 mirrored) found fewer kings (docs/vision.md).
 
+Two sets of hands of the three darker skin tones (2026-12-07, measured and not adopted: docs/vision.md,
+"Darker hands") are
+
+    for s in 2630 2631; do .venv/bin/python -m vision.train_squares render --scenes 1000 --boards 3 --seed $s \
+        --hand-rate 0.9 --covered --holding-rate 0.3 --dark-skin-rate 1.0 --out /tmp/squares_dark_hands_$s.npz; done
+
+Fine-tuned on them with 2612 and 2614 alone (``--init``, 8 epochs, ``--lr 3e-4``), the network saw the dark
+hands far better and the real photos' thick discs and printed squares far worse; with 2618–2621 beside
+them it kept the photos but lost most of the gain.
+
 Scenes come from ``vision.render.random_scene_params`` driven by ``np.random.default_rng([seed, scene])``
 (seed ``TRAIN_SEED`` = 2609, 2610 for the small frames, 2611, 2614–2615 and 2624 for the hands, 2612–2613
 and 2616–2617 more of the first kind, 2618–2621 thick pieces and printed boards, 2622–2623 dark men like
-the squares, 2625–2626 pieces off centre) — a generator family disjoint from the
+the squares, 2625–2626 pieces off centre, 2630–2631 darker hands) — a generator family disjoint from the
 benchmark's (``vision.bench`` draws its scenes from ``default_rng(1)`` and its noise seeds 0…n and
 10 000…). Each scene is rendered with several boards
 (more kings than in a game, some hands); the square labels come from the board string rendered. The top
@@ -143,6 +153,8 @@ def training_board(rng: np.random.Generator) -> str:
 SEAMLESS_STREAM = 13  # render_dataset's own generator for seamless kings, beside the scene's
 MATTE_STREAM = 14  # and for matte pieces
 DARK_LIKE_STREAM = 15  # and for dark pieces stained like the dark squares
+DARK_SKIN_STREAM = 16  # and for hands of the darker skin tones
+DARK_SKINS = 3  # the darker half of vision.render.params.SKINS (by lightness)
 
 
 def scene_params(rng: np.random.Generator, size: tuple[int, int], holdout_only: bool = False,
@@ -207,7 +219,8 @@ def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_S
                    printed_rate: float = 0.0, tilt_max: float = 50.0,
                    tall_height: tuple[float, float] | None = None,
                    off_centre_rate: float = 0.0, seamless_rate: float = 0.0,
-                   matte_rate: float = 0.0, dark_like_rate: float = 0.0) -> dict[str, np.ndarray]:
+                   matte_rate: float = 0.0, dark_like_rate: float = 0.0,
+                   dark_skin_rate: float = 0.0) -> dict[str, np.ndarray]:
     """Render the training set: inputs, labels (0..5), held-out flag, scene id and square (observation order) per row.
 
     ``sizes``: frame sizes drawn uniformly per scene; None draws 1280×720 (60 %) or 640×360.
@@ -220,11 +233,15 @@ def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_S
     of its own, so every scene is otherwise the one rendered without it. ``matte_rate``: likewise, share of
     scenes whose pieces' rims glint little or not at all (:func:`vision.render.params.with_matte_pieces`).
     ``dark_like_rate``: likewise, share of scenes whose dark pieces are stained like the dark squares
-    (:func:`vision.render.params.with_dark_pieces_like_squares`).
+    (:func:`vision.render.params.with_dark_pieces_like_squares`). ``dark_skin_rate``: likewise, share of
+    scenes whose hands take one of the ``DARK_SKINS`` darker skin tones (the benchmark's hands of those
+    tones hid squares read as pieces three times as often as the lightest: docs/vision.md, "Darker hands").
     """
     from vision.geometry import SQUARE_NAMES
     from vision.render import HandPose, render_scene
-    from vision.render.params import with_dark_pieces_like_squares, with_matte_pieces, with_seamless_kings
+    from vision.render.params import SKINS, with_dark_pieces_like_squares, with_matte_pieces, with_seamless_kings
+
+    darker = sorted(SKINS, key=sum)[:DARK_SKINS]
 
     xs, ys, held, scene_id, squares = [], [], [], [], []
     t0 = time.time()
@@ -244,6 +261,10 @@ def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_S
         dark_like = np.random.default_rng([seed, s, DARK_LIKE_STREAM])
         if dark_like_rate > 0 and dark_like.random() < dark_like_rate:
             params = with_dark_pieces_like_squares(params, dark_like)
+        dark_skin = np.random.default_rng([seed, s, DARK_SKIN_STREAM])
+        if dark_skin_rate > 0 and dark_skin.random() < dark_skin_rate:
+            base, gain = darker[int(dark_skin.integers(len(darker)))], dark_skin.uniform(0.9, 1.1)
+            params = replace(params, skin=tuple(float(np.clip(c * gain, 0, 255)) for c in base))
         for _ in range(boards_per_scene):
             board = "wwwwwwwwwwww........bbbbbbbbbbbb" if rng.random() < 0.1 else training_board(rng)
             hand = None
@@ -366,6 +387,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="share of scenes whose pieces' rims glint little or not at all (oiled or worn wood)")
     r.add_argument("--dark-like-rate", type=float, default=0.0,
                    help="share of scenes whose dark pieces are stained like the dark squares")
+    r.add_argument("--dark-skin-rate", type=float, default=0.0,
+                   help="share of scenes whose hands have one of the three darker skin tones")
     r.add_argument("--tilt-max", type=float, default=50.0,
                    help="steepest camera tilt in degrees, up to 62 (default 50)")
     r.add_argument("--tall-height", default=None,
@@ -414,7 +437,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         data = render_dataset(args.scenes, args.boards, args.seed, sizes, args.hand_rate, args.covered,
                               args.holding_rate, args.tall_rate, args.printed_rate, args.tilt_max, tall_height,
-                              args.off_centre_rate, args.seamless_rate, args.matte_rate, args.dark_like_rate)
+                              args.off_centre_rate, args.seamless_rate, args.matte_rate, args.dark_like_rate,
+                              args.dark_skin_rate)
         np.savez_compressed(args.out, **data)
         print(f"{len(data['y'])} squares, per class {np.bincount(data['y'], minlength=len(CLASSES)).tolist()}, "
               f"{int(data['held'].sum())} from held-out scenes -> {args.out}")

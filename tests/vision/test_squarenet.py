@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -398,6 +400,34 @@ def test_seamless_kings_in_a_training_set_change_the_kings_and_nothing_of_the_sc
     change = np.abs(plain["x"] - flush["x"]).mean(axis=1)
     assert kings.sum() >= 4 and (change[kings] > 0).all()
     assert np.median(change[kings]) > 3 * np.median(change[~kings])
+
+
+def test_darker_hands_in_a_training_set_change_the_skin_and_nothing_else(monkeypatch):
+    """`render --dark-skin-rate`: every scene's hand takes one of the three darker skin tones (jittered), and
+    the scenes, boards, hands and labels are those rendered without it."""
+    import vision.render as render
+    from vision.render.params import SKINS
+    from vision.render.scene import params_key
+    from vision.train_squares import DARK_SKINS, render_dataset
+
+    drawn = []
+    real = render.render_scene
+
+    def spy(board, params, hand=None, seed=0):
+        drawn.append((board, params, hand, seed))
+        return real(board, params, hand=hand, seed=seed)
+
+    monkeypatch.setattr(render, "render_scene", spy)
+    kw = {"sizes": ((320, 180),), "covered": True, "hand_rate": 1.0}
+    plain = render_dataset(2, 1, 79, **kw)
+    before, drawn[:] = list(drawn), []
+    dark = render_dataset(2, 1, 79, dark_skin_rate=1.0, **kw)
+    assert np.array_equal(plain["y"], dark["y"]) and len(drawn) == len(before) == 2
+    darkest_light = max(sum(t) for t in sorted(SKINS, key=sum)[:DARK_SKINS])
+    for (b0, p0, h0, s0), (b1, p1, h1, s1) in zip(before, drawn, strict=True):
+        assert (b0, h0, s0) == (b1, h1, s1) and h1 is not None
+        assert sum(p1.skin) <= 1.1 * darkest_light and p1.skin != p0.skin
+        assert params_key(replace(p1, skin=p0.skin)) == params_key(p0)  # nothing else of the scene changed
 
 
 def test_training_renders_and_trains_both_networks(tmp_path, capsys):
