@@ -138,10 +138,10 @@ class Tally:
     handless_right: int = 0
     handless_squares_right: int = 0
     kings_said: int = 0
+    kings_said_right: int = 0
     # the hand's skin (skin_band: 0 light, 1 medium, 2 dark) -> [pictures with a hand, boards right (kings as
     # men), hands over the board, of those seen]: a camera companion must serve every player alike
     by_skin: dict[int, list[int]] = field(default_factory=dict)
-    kings_said_right: int = 0
     wrong: list[str] = field(default_factory=list)  # boards wrong where a king's height shows, one line each
     lens: list[tuple[float, float]] = field(default_factory=list)  # (tilt, |log| shift error at the middle)
 

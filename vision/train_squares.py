@@ -234,8 +234,8 @@ def render_dataset(n_scenes: int, boards_per_scene: int = 4, seed: int = TRAIN_S
     scenes whose pieces' rims glint little or not at all (:func:`vision.render.params.with_matte_pieces`).
     ``dark_like_rate``: likewise, share of scenes whose dark pieces are stained like the dark squares
     (:func:`vision.render.params.with_dark_pieces_like_squares`). ``dark_skin_rate``: likewise, share of
-    scenes whose hands take one of the ``DARK_SKINS`` darker skin tones (the benchmark's hands of those
-    tones hid squares read as pieces three times as often as the lightest: docs/vision.md, "Darker hands").
+    scenes whose hands take one of the ``DARK_SKINS`` darker skin tones (the pipeline detects such hands less
+    often: docs/vision.md, "Darker hands").
     """
     from vision.geometry import SQUARE_NAMES
     from vision.render import HandPose, render_scene
