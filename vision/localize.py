@@ -21,7 +21,7 @@ import numpy as np
 
 from vision.lattice import grow, lattices
 from vision.orientation import LATTICE_CORNERS
-from vision.quads import find_quads, side_contrast
+from vision.quads import WINDOWS, find_quads, side_contrast
 from vision.views import LIGHTNESS, SATURATION, colour_views, negated, view_of, view_values
 
 WORK_SIZE = 800  # longest side of the image the coarse search runs on
@@ -366,7 +366,7 @@ def localize(gray: np.ndarray, coarse_only: bool = False, quads: dict | None = N
     raise failed
 
 
-WINDOWS = (0.05, 0.12)  # adaptive-threshold windows of the search at the working size (frame's longer side)
+# WINDOWS (vision.quads): the adaptive-threshold windows of the search at the working size
 FINE_WINDOWS = (0.03, 0.05, 0.12)  # adaptive-threshold windows of the full-resolution retry
 # Inner corners (of 49) that must confirm a refined window. A lattice found on a dozen cells near one
 # corner can extrapolate to a skewed window that a few corners still confirm (10 on a benchmark scene,

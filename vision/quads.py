@@ -13,9 +13,11 @@ import math
 import cv2
 import numpy as np
 
+WINDOWS = (0.05, 0.12)  # adaptive-threshold windows, as fractions of the image's longer side: a few squares wide
+
 
 def find_quads(gray: np.ndarray, min_side: float = 5.0,
-               windows: tuple[float, ...] = (0.05, 0.12)) -> tuple[np.ndarray, np.ndarray]:
+               windows: tuple[float, ...] = WINDOWS) -> tuple[np.ndarray, np.ndarray]:
     """Quadrilaterals in a grayscale image: ``(quads (N, 4, 2) clockwise, polarity (N,) 1=bright)``.
 
     ``windows``: the adaptive threshold's window sizes as fractions of the image's longer side.
@@ -76,7 +78,7 @@ def side_contrast(gray: np.ndarray, quads: np.ndarray, pols: np.ndarray) -> np.n
     return np.sort(stands_out, axis=1)[:, 1]
 
 
-def _block_sizes(size: int, windows: tuple[float, ...] = (0.05, 0.12)) -> list[int]:
+def _block_sizes(size: int, windows: tuple[float, ...] = WINDOWS) -> list[int]:
     """Adaptive-threshold windows: a few squares wide for boards from a third of the frame to all of it."""
     return [int(size * f) // 2 * 2 + 1 for f in windows]
 
