@@ -48,6 +48,13 @@ HAND_DOUBT = 0.1  # with no hand seen: its "covered" from which, the square netw
 # at 0.999 it votes on about 5 squares of a board instead of 1 (docs/vision.md, "A torn king read from its upper
 # disc; the patch reader votes more")
 SURE = 0.999
+# Both readers see a hand where the patch reader's "covered" is at least HAND_SURE and the square network's at least
+# HAND_SHARED (vision.pipeline, one picture): on the labelled real photos the patch reader's highest "covered" on a
+# piece (a tall fhgr man) is 0.96, with the square network's 1.0; on the renders a square under a hand that the
+# light squares do not show had 0.99-1.0 from the patch reader and 0.3-0.8 from the square network
+# (docs/vision.md, "A hand both readers see")
+HAND_SURE = 0.99
+HAND_SHARED = 0.3
 
 
 def patch_images(lum: np.ndarray, ab: np.ndarray) -> np.ndarray:
@@ -174,10 +181,27 @@ def with_patch_opinion(prob: np.ndarray, x: np.ndarray, d: np.ndarray, net: Patc
     return out
 
 
+def both_see_a_hand(x: np.ndarray, d: np.ndarray, square_covered: np.ndarray, net: PatchNet) -> np.ndarray:
+    """(N,) bool: rows (``x`` of :func:`board_inputs`, ``d`` their :func:`describe`) where the patch reader is
+    at least ``HAND_SURE`` sure of "covered" and the square network's own "covered" (``square_covered``) is at
+    least ``HAND_SHARED``.
+
+    A hand that covers a dark square but hardly any light one is seen by neither the light-square test nor the
+    margin, and then :func:`with_patch_opinion` may not raise "covered" and the colour model's veto can turn the
+    skin into a piece or the bare square. Where both readers see the hand, it is one. The patch reader runs
+    only on the rows the square network gives at least ``HAND_SHARED``: none on most boards."""
+    out = np.zeros(len(square_covered), dtype=bool)
+    ask = square_covered >= HAND_SHARED
+    if ask.any():
+        out[ask] = net.forward(x[ask], d[ask])[:, COVERED] >= HAND_SURE
+    return out
+
+
 @lru_cache(maxsize=1)
 def patch_net() -> PatchNet:
     """The committed patch reader (loaded once)."""
     return PatchNet.load(PATCH_MODEL_PATH)
 
 
-__all__ = ["PATCH_MODEL_PATH", "PatchNet", "as_matrix", "conv2d", "patch_images", "patch_net", "with_patch_opinion"]
+__all__ = ["HAND_SHARED", "HAND_SURE", "PATCH_MODEL_PATH", "PatchNet", "as_matrix", "both_see_a_hand", "conv2d",
+           "patch_images", "patch_net", "with_patch_opinion"]

@@ -74,7 +74,7 @@ from vision.occlusion import (
     light_departure,
     shadow_candidates,
 )
-from vision.patchnet import patch_net, with_patch_opinion
+from vision.patchnet import both_see_a_hand, patch_net, with_patch_opinion
 from vision.second_look import second_look
 from vision.squarenet import (
     CLASSES,
@@ -433,6 +433,10 @@ class VisionPipeline:
             # a king whose own square leaves its colour torn is read from its upper disc (vision.king_tops)
             prob = with_king_tops(prob, x, feat, fit.bright_parity, shift, read_squares)
             net_saw_hand = prob[:, COVERED].copy()  # before the colours, whose veto can remove the finger
+            # One picture (in video the motion test tells hands): a hand both readers see is one, whatever the
+            # light squares, the margin and the colours make of it (vision.patchnet.both_see_a_hand)
+            both_see = (np.zeros(32, dtype=bool) if seen_hand.compared
+                        else both_see_a_hand(x, d, default_net().forward(d)[:, COVERED], patch_net()))
         if self.model is None:
             if self.squares == "net":
                 read = decide(prob)[0]
@@ -532,6 +536,8 @@ class VisionPipeline:
                 # off its square's centre that the network takes for covered held every board back
                 arm = arm_beside(seen_hand.odd_margin_cells(), fit.bright_parity)
                 self._unknown_pieces_uncovered(prob, pieces, conf, covered, fit.bright_parity, arm)
+            if both_see.any():  # after every rule that may read a square under a hand as a piece after all
+                pieces[both_see], conf[both_see] = COVERED, prob[both_see, COVERED]
             hidden |= pieces == COVERED  # the network sees a hand or arm over the square
             labels = COLOUR_OF[pieces]
         else:

@@ -90,5 +90,21 @@ def square_network_alone(monkeypatch):
 
     def off() -> None:
         monkeypatch.setattr(pipeline, "with_patch_opinion", lambda prob, *args, **kwargs: prob)
+        no_hand_both_readers_see(monkeypatch)
 
     return off
+
+
+def no_hand_both_readers_see(monkeypatch) -> None:
+    """Switch off the pipeline's hand that both readers see (``vision.patchnet.both_see_a_hand``): the premise of
+    a rule made before it, which now reads many of the same squares under a hand right on its own."""
+    import vision.pipeline as pipeline
+
+    monkeypatch.setattr(pipeline, "both_see_a_hand", lambda x, d, covered, net: np.zeros(len(covered), dtype=bool))
+
+
+@pytest.fixture
+def without_hand_both_readers_see(monkeypatch):
+    """Call it to switch off :func:`vision.patchnet.both_see_a_hand` in the pipeline (``monkeypatch.undo()``
+    switches it on again)."""
+    return lambda: no_hand_both_readers_see(monkeypatch)

@@ -11,6 +11,8 @@ from hypothesis import strategies as st
 from vision.geometry import SQUARE_NAMES, files_ranks_homography
 from vision.pipeline import COLOUR_WEIGHT, VisionPipeline
 
+from .conftest import no_hand_both_readers_see
+
 
 def test_hand_over_board_is_seen_and_hidden_squares_marked(get_scene):
     from vision.render import HandPose, render_scene
@@ -400,13 +402,15 @@ def _assert_unknown_there_and_right_elsewhere(got: str, board: str, square: int)
 
 
 def _no_hand_stands_against_the_colours(monkeypatch) -> None:
-    """Lift both bars from which the network's "covered" stands against the colour model's veto."""
+    """Lift both bars from which the network's "covered" stands against the colour model's veto, and the hand
+    both readers see (``vision.patchnet.both_see_a_hand``)."""
     import vision.pipeline as pipeline
     import vision.squarenet as squarenet
 
     for module in (squarenet, pipeline):
         monkeypatch.setattr(module, "COVERED_WITH_HAND", 2.0)
     monkeypatch.setattr(pipeline, "COVERED_IN_PICTURE", 2.0)
+    no_hand_both_readers_see(monkeypatch)
 
 
 def _vetoed_hand_reads_unknown(get_bench_draw, monkeypatch, seed: int, i: int, name: str, truth: str,
@@ -520,8 +524,8 @@ def test_a_hand_spreads_only_to_squares_beside_it_the_network_calls_covered(piec
         assert conf[n] == (net[n] if joins else 0.5)
 
 
-def test_a_finger_over_a_man_beside_squares_under_the_hand_is_no_piece_on_a_calibrated_board(get_bench_draw,
-                                                                                            monkeypatch):
+def test_a_finger_over_a_man_beside_squares_under_the_hand_is_no_piece_on_a_calibrated_board(
+        get_bench_draw, monkeypatch, without_hand_both_readers_see):
     """Scene 4 of `dama bench vision --seed 3`: a dark hand reaches over the light man on e7 (64 % of its centre
     under the hand) and hides d8 and f8 beside it; no light square is taken for covered. The network says
     "covered" on e7 (0.99), the colour model learned at calibration takes the dark finger for a dark man and
@@ -534,12 +538,37 @@ def test_a_finger_over_a_man_beside_squares_under_the_hand_is_no_piece_on_a_cali
     e7, d8, f8 = (SQUARE_NAMES.index(n) for n in ("e7", "d8", "f8"))
     assert sc.board[e7] == "w" and sc.occluded[e7] == sc.occluded[d8] == sc.occluded[f8] == "1"
 
+    without_hand_both_readers_see()  # which sees e7's hand too (patch reader 1.0, square network 0.99)
+    got = _read_calibrated(sc)
+    assert got[e7] == got[d8] == got[f8] == "?", got
     monkeypatch.setattr(pipeline, "_hand_spreads", lambda *a: None)  # the premise: the veto stands
     got = _read_calibrated(sc)
     assert got[e7] == "b" and got[d8] == got[f8] == "?", got
     monkeypatch.undo()
     got = _read_calibrated(sc)
     assert got[e7] == got[d8] == got[f8] == "?", got
+    assert all(g.lower() == t.lower() for g, t in zip(got, sc.board, strict=True) if g != "?"), (got, sc.board)
+
+
+def test_a_hand_both_readers_see_is_one_where_the_light_squares_show_none(get_bench_draw, monkeypatch):
+    """Scene 242 of `dama bench vision --seed 6`, calibrated: a light hand reaches in over the board's edge and
+    hides the light man on g3 (72 % of its centre) and the empty h4, and no light square is taken for covered.
+    The square network says "covered" 0.96 on g3 and the patch reader 1.0; g3 is no edge square and touches no
+    covered light square, so the colour model's veto stood and read the skin as the bare square. Where both
+    readers see a hand it is one (``vision.patchnet.both_see_a_hand``; docs/vision.md, "A hand both readers
+    see")."""
+    from vision.bench import render_bench_scene
+
+    sc = render_bench_scene(*get_bench_draw(6, 242))
+    g3 = SQUARE_NAMES.index("g3")
+    assert sc.board[g3] == "w" and sc.occluded[g3] == "1"
+
+    no_hand_both_readers_see(monkeypatch)
+    got = _read_calibrated(sc)
+    assert got[g3] == ".", got  # the premise: the veto stands
+    monkeypatch.undo()
+    got = _read_calibrated(sc)
+    assert got[g3] == "?", got
     assert all(g.lower() == t.lower() for g, t in zip(got, sc.board, strict=True) if g != "?"), (got, sc.board)
 
 

@@ -10,10 +10,13 @@ from hypothesis import strategies as st
 
 from vision.patchnet import (
     HAND_DOUBT,
+    HAND_SHARED,
+    HAND_SURE,
     PATCH_MODEL_PATH,
     SURE,
     PatchNet,
     as_matrix,
+    both_see_a_hand,
     conv2d,
     patch_images,
     patch_net,
@@ -119,6 +122,34 @@ def test_with_no_hand_seen_the_patch_reader_never_adds_a_hand(rows, other):
     np.testing.assert_allclose(out[voted, :COVERED] / out[voted, :COVERED].sum(axis=1, keepdims=True),
                                pooled[:, :COVERED] / pooled[:, :COVERED].sum(axis=1, keepdims=True), rtol=1e-6,
                                atol=1e-9)
+
+
+class _CoveredInFirstColumn:
+    """A patch reader whose "covered" for a row is that row's first number; counts the rows it was shown."""
+
+    def __init__(self) -> None:
+        self.seen = 0
+
+    def forward(self, x: np.ndarray, d: np.ndarray) -> np.ndarray:
+        self.seen += len(x)
+        out = np.zeros((len(x), 6))
+        out[:, COVERED] = x[:, 0]
+        out[:, 0] = 1.0 - x[:, 0]
+        return out
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.tuples(st.floats(0.0, 1.0), st.floats(0.0, 1.0)), min_size=1, max_size=32))
+def test_both_readers_see_a_hand_exactly_where_each_is_sure_enough(rows):
+    """A square counts as under a hand seen by both readers exactly when the square network gives "covered" at
+    least HAND_SHARED and the patch reader at least HAND_SURE; the patch reader is shown no other square."""
+    square, patch = (np.array(v) for v in zip(*rows, strict=True))
+    x = np.zeros((len(rows), N_INPUT))
+    x[:, 0] = patch
+    reader = _CoveredInFirstColumn()
+    got = both_see_a_hand(x, np.zeros((len(rows), 4)), square, reader)
+    np.testing.assert_array_equal(got, (square >= HAND_SHARED) & (patch >= HAND_SURE))
+    assert reader.seen == int((square >= HAND_SHARED).sum())
 
 
 def test_a_sure_board_never_asks_the_patch_reader():
