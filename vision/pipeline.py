@@ -120,7 +120,11 @@ MIN_EACH_TO_LEARN = 2  # empty squares, light and dark pieces a position must sh
 # not correct that square in play (docs/vision.md, "Learning a known position").
 FAMILIAR_START = 1.0
 COVERED_IN_PICTURE = 0.5  # "covered" bar in one picture of a familiar board with no hand seen elsewhere
-SURE_BESIDE_HAND = 0.98  # confidence with which a man or empty square beside a hand in one picture keeps its reading
+# confidence with which a man or empty square beside a hand in one picture keeps its reading; 0.98 until
+# 2026-12-07, when visible squares read 0.957-0.969 sure were `?` on four uncalibrated boards of seeds 1-9 and
+# 0.95 (or 0.9) fixed them, breaking none of the 810 pictures with a hand (docs/vision.md, "Squares beside a
+# hand in one picture")
+SURE_BESIDE_HAND = 0.95
 # the network's "covered" on a king read beside a square under the hand from which it is a finger on a man:
 # 0.03 under the fingertip of scene 255 of seed 1, at most 0.004 on the real kings beside a hand of seed 2,
 # thick pieces and printed boards (docs/vision.md, "A fingertip resting on a man")
