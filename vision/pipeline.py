@@ -424,7 +424,12 @@ class VisionPipeline:
             strips = height_strips(frame, maps) if again else None
             x = board_inputs(top, feat, fit.bright_parity, light_ok, vec, bare, shift, strips)
             d = describe(x)
-            prob = read_squares(x, d, hand_seen)
+            square = default_net().forward(d)  # the square network's own reading, before any second opinion
+            prob = read_squares(x, d, hand_seen, square)
+            # One picture (in video the motion test tells hands): a hand both readers see is one, whatever the
+            # light squares, the margin and the colours make of it (vision.patchnet.both_see_a_hand)
+            both_see = (np.zeros(32, dtype=bool) if seen_hand.compared
+                        else both_see_a_hand(x, d, square[:, COVERED], patch_net()))
             if not hand_seen:  # a piece set down off its square's centre is not a hand (vision.second_look)
                 bp = fit.bright_parity
                 prob = second_look(read_squares, x, prob, feat, bp,
@@ -437,10 +442,6 @@ class VisionPipeline:
             # a king whose own square leaves its colour torn is read from its upper disc (vision.king_tops)
             prob = with_king_tops(prob, x, feat, fit.bright_parity, shift, read_squares)
             net_saw_hand = prob[:, COVERED].copy()  # before the colours, whose veto can remove the finger
-            # One picture (in video the motion test tells hands): a hand both readers see is one, whatever the
-            # light squares, the margin and the colours make of it (vision.patchnet.both_see_a_hand)
-            both_see = (np.zeros(32, dtype=bool) if seen_hand.compared
-                        else both_see_a_hand(x, d, default_net().forward(d)[:, COVERED], patch_net()))
         if self.model is None:
             if self.squares == "net":
                 read = decide(prob)[0]
@@ -965,13 +966,16 @@ class VisionPipeline:
         return draw_overlay(frame, res, highlight, masked)
 
 
-def read_squares(x: np.ndarray, d: np.ndarray | None = None, hand_seen: bool = False) -> np.ndarray:
+def read_squares(x: np.ndarray, d: np.ndarray | None = None, hand_seen: bool = False,
+                 square: np.ndarray | None = None) -> np.ndarray:
     """(N, 6) class probabilities for rows ``x`` of :func:`vision.squarenet.board_inputs` (``d`` their
-    :func:`describe`, computed if not given): the square network's, with the second network's split where it
-    is torn between bare wood and a dark piece (``with_dark_opinion``) and the patch reader's vote where it
-    is not sure (``vision.patchnet.with_patch_opinion``, which raises "covered" only where ``hand_seen``)."""
+    :func:`describe`, computed if not given): the square network's (``square``, computed if not given), with
+    the second network's split where it is torn between bare wood and a dark piece (``with_dark_opinion``)
+    and the patch reader's vote where it is not sure (``vision.patchnet.with_patch_opinion``, which raises
+    "covered" only where ``hand_seen``)."""
     d = describe(x) if d is None else d
-    prob = with_dark_opinion(default_net().forward(d), d, dark_net())
+    square = default_net().forward(d) if square is None else square
+    prob = with_dark_opinion(square, d, dark_net())
     return with_patch_opinion(prob, x, d, patch_net(), hand_seen)
 
 
