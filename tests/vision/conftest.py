@@ -101,10 +101,3 @@ def no_hand_both_readers_see(monkeypatch) -> None:
     import vision.pipeline as pipeline
 
     monkeypatch.setattr(pipeline, "both_see_a_hand", lambda x, d, covered, net: np.zeros(len(covered), dtype=bool))
-
-
-@pytest.fixture
-def without_hand_both_readers_see(monkeypatch):
-    """Call it to switch off :func:`vision.patchnet.both_see_a_hand` in the pipeline (``monkeypatch.undo()``
-    switches it on again)."""
-    return lambda: no_hand_both_readers_see(monkeypatch)

@@ -548,8 +548,8 @@ def test_a_hand_spreads_only_to_squares_beside_it_the_network_calls_covered(piec
         assert conf[n] == (net[n] if joins else 0.5)
 
 
-def test_a_finger_over_a_man_beside_squares_under_the_hand_is_no_piece_on_a_calibrated_board(
-        get_bench_draw, monkeypatch, without_hand_both_readers_see):
+def test_a_finger_over_a_man_beside_squares_under_the_hand_is_no_piece_on_a_calibrated_board(get_bench_draw,
+                                                                                            monkeypatch):
     """Scene 4 of `dama bench vision --seed 3`: a dark hand reaches over the light man on e7 (64 % of its centre
     under the hand) and hides d8 and f8 beside it; no light square is taken for covered. The network says
     "covered" on e7 (0.99), the colour model learned at calibration takes the dark finger for a dark man and
@@ -562,7 +562,7 @@ def test_a_finger_over_a_man_beside_squares_under_the_hand_is_no_piece_on_a_cali
     e7, d8, f8 = (SQUARE_NAMES.index(n) for n in ("e7", "d8", "f8"))
     assert sc.board[e7] == "w" and sc.occluded[e7] == sc.occluded[d8] == sc.occluded[f8] == "1"
 
-    without_hand_both_readers_see()  # which sees e7's hand too (patch reader 1.0, square network 0.99)
+    no_hand_both_readers_see(monkeypatch)  # which sees e7's hand too (patch reader 1.0, square network 0.99)
     got = _read_calibrated(sc)
     assert got[e7] == got[d8] == got[f8] == "?", got
     monkeypatch.setattr(pipeline, "_hand_spreads", lambda *a: None)  # the premise: the veto stands

@@ -12,6 +12,8 @@ from vision.bench import _mirror, square_right
 from vision.geometry import SQUARE_NAMES
 from vision.render import render_scene
 
+from .conftest import no_hand_both_readers_see
+
 
 def _picture(get_bench_draw, seed: int, i: int, **variant: bool) -> tuple[np.ndarray, dict, str, str]:
     """(image, corners, board, occluded) of the benchmark's scene, mirrored as the benchmark shows it."""
@@ -126,7 +128,7 @@ def test_only_a_centre_cut_the_full_reach_away_spills():
     assert spill[:, 3].tolist() == [False, True, False, True]
 
 
-def test_a_fingertip_over_a_piece_stays_a_hand(monkeypatch, get_bench_draw, without_hand_both_readers_see):
+def test_a_fingertip_over_a_piece_stays_a_hand(monkeypatch, get_bench_draw):
     """Scene 278 of `dama bench vision --seed 2`: a finger over a dark man at the board's edge, seen
     nowhere else. Cut around another centre the man shows beside the finger, so the second look would
     read the man and lose the hand; the light square beside it and the arm in the margin keep it a hand,
@@ -135,7 +137,7 @@ def test_a_fingertip_over_a_piece_stays_a_hand(monkeypatch, get_bench_draw, with
     assert "1" in occluded
     assert _read(image, corners).hand
     monkeypatch.setattr(look, "NEIGHBOUR_DEPARTURE", np.inf)
-    without_hand_both_readers_see()  # which also sees the finger on the man's own patch
+    no_hand_both_readers_see(monkeypatch)  # which also sees the finger on the man's own patch
     real = look.second_look
     no_arm = lambda: np.zeros(32, dtype=bool)  # noqa: E731
     monkeypatch.setattr(pipeline, "second_look",
@@ -148,8 +150,7 @@ def test_a_fingertip_over_a_piece_stays_a_hand(monkeypatch, get_bench_draw, with
     assert not _read(image, corners).hand  # without any of them it would be read as the man
 
 
-def test_the_second_look_leaves_a_square_the_patch_reader_sees_a_finger_on(monkeypatch, get_bench_draw,
-                                                                          without_hand_both_readers_see):
+def test_the_second_look_leaves_a_square_the_patch_reader_sees_a_finger_on(monkeypatch, get_bench_draw):
     """Scene 460 of `dama bench vision --seed 4`, read after calibrating on its start position: a fingertip
     over the empty a7, no hand seen elsewhere. Cut around another centre the finger's edge reads as a dark
     piece (and the crown reader makes it a king); the patch reader still sees the finger on that patch,
@@ -168,7 +169,7 @@ def test_the_second_look_leaves_a_square_the_patch_reader_sees_a_finger_on(monke
 
     got = read()
     assert got[a7] == "?" and _colours_right(got, sc.board, sc.occluded), (got, sc.board)
-    without_hand_both_readers_see()  # which sees the finger on a7's own patch too
+    no_hand_both_readers_see(monkeypatch)  # which sees the finger on a7's own patch too
     got = read()
     assert got[a7] == "?" and _colours_right(got, sc.board, sc.occluded), (got, sc.board)
     real = look.second_look
