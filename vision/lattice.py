@@ -194,3 +194,170 @@ def best_lattice(quads: np.ndarray, pols: np.ndarray, max_seeds: int = 12) -> La
     """The hypothesis explaining the most quads."""
     fits = lattices(quads, pols, max_seeds)
     return fits[0] if fits else None
+
+
+# The lattice of the light squares' centres (the localizer's very last attempt, docs/vision.md "A small
+# steep board found from its light squares' centres"). A small board seen steeply and blurred shows its
+# light squares as blobs whose centres sit within a few hundredths of a square of the truth while their
+# corners are a whole square off (seed 9 scene 105: corner error 0.8–0.9 squares, centre 0.01–0.07):
+# a lattice grown from quads' corners shears. Centres alone span the light squares' own lattice (its
+# steps are the squares' diagonals), and the square lattice follows from it.
+CENTRE_OFF = 0.15  # a centre may sit this far (light-lattice steps) from a lattice point
+CENTRE_AREA = (0.3, 1.6)  # a quad's area in squares (the light lattice's cell holds two)
+CENTRE_STEP = (0.7, 4.0)  # first steps from the seed, in the seed quad's sides
+CENTRE_FIRST = 8  # the nearest steps whose pairs are tried as the first basis
+CENTRE_NEAR = 16  # ... and that many nearest, how many of them each basis puts on lattice points
+
+
+@dataclass
+class CentreLattice:
+    """The light squares' lattice: ``h`` maps lattice points (m, n) to image pixels; ``points`` are the
+    (m, n) of the quads accepted, ``quads`` their indices."""
+
+    h: np.ndarray
+    points: np.ndarray
+    quads: np.ndarray
+
+
+def _areas(quads: np.ndarray) -> np.ndarray:
+    x, y = quads[..., 0], quads[..., 1]
+    return 0.5 * np.abs((x * np.roll(y, -1, -1) - y * np.roll(x, -1, -1)).sum(-1))
+
+
+def _reduced(p: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The Lagrange–Gauss reduced basis of the plane lattice spanned by ``p`` and ``q``: its two shortest
+    independent steps, whichever two steps the seed happened to see first."""
+    for _ in range(32):
+        if p @ p > q @ q:
+            p, q = q, p
+        m = round(float(p @ q) / float(p @ p))
+        if m == 0:
+            break
+        q = q - m * p
+    return p, q
+
+
+def _placed(steps: np.ndarray, p: np.ndarray, q: np.ndarray) -> float:
+    """How well the lattice of steps ``p``, ``q`` places ``steps``: the lattice points they land on (within
+    ``CENTRE_OFF``) less half those within their reach that none lands on. A lattice twice as fine as the
+    board's holds every light square too, and clutter between; its empty points count against it."""
+    mn = np.linalg.solve(np.stack([p, q], axis=1), steps.T).T
+    point = np.round(mn)
+    on = np.abs(mn - point).max(axis=1) < CENTRE_OFF
+    hit = len({(int(m), int(n)) for m, n in point[on]})
+    reach = float(np.hypot(steps[:, 0], steps[:, 1]).max())
+    span = int(np.ceil(reach / min(np.linalg.norm(p), np.linalg.norm(q)))) + 1
+    grid = np.array([(m, n) for m in range(-span, span + 1) for n in range(-span, span + 1) if (m, n) != (0, 0)])
+    inside = int((np.linalg.norm(grid @ np.stack([p, q]), axis=1) <= reach).sum())
+    return hit - 0.5 * max(inside - hit, 0)
+
+
+def _first_steps(steps: np.ndarray, area: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """The reduced basis, of pairs of the first ``CENTRE_FIRST`` ``steps`` (from the seed to centres like
+    it, nearest first), under which most of ``steps`` land on lattice points and the seed's quad (of
+    ``area``) covers a light square's share of a cell: clutter beside the board may lie nearer than the
+    next light square, but it does not line up with the others. None if no two steps qualify."""
+    best, best_score = None, 0.0
+    for a in range(min(len(steps), CENTRE_FIRST)):
+        for b in range(a + 1, min(len(steps), CENTRE_FIRST)):
+            p, q = steps[a], steps[b]
+            if abs(float(p @ q)) >= 0.8 * np.linalg.norm(p) * np.linalg.norm(q):
+                continue
+            p, q = _reduced(p, q)
+            cell = abs(float(p[0] * q[1] - p[1] * q[0]))
+            if not CENTRE_AREA[0] < 2.0 * area / cell < CENTRE_AREA[1]:
+                continue
+            score = _placed(steps, p, q)
+            if score > best_score:
+                best, best_score = (p, q), score
+    return best
+
+
+def grow_centres(quads: np.ndarray, pols: np.ndarray, seed: int, rounds: int = 12) -> CentreLattice | None:
+    """Grow the lattice of quads of the seed's colour and size from their centres alone; None if the seed
+    has no two independent steps to quads like it.
+
+    The first two steps are those of two of the nearest centres that put most of them on lattice points,
+    reduced to the lattice's shortest steps (:func:`_first_steps`); growth then accepts, round by round,
+    centres within ``CENTRE_OFF`` of a lattice point next to one accepted, and refits (affine until the
+    points span three each way).
+    """
+    centres = quads.mean(axis=1)
+    areas = _areas(quads)
+    s = centres[seed]
+    side = np.sqrt(max(float(areas[seed]), 1.0))
+    mine = (pols == pols[seed]) & (areas > 0.4 * areas[seed]) & (areas < 2.5 * areas[seed])
+    steps = centres[mine] - s
+    lengths = np.hypot(steps[:, 0], steps[:, 1])
+    near = (lengths > CENTRE_STEP[0] * side) & (lengths < CENTRE_STEP[1] * side)
+    steps, lengths = steps[near], lengths[near]
+    basis = _first_steps(steps[np.argsort(lengths, kind="stable")[:CENTRE_NEAR]], float(areas[seed]))
+    if basis is None:
+        return None
+    p, q = basis
+    if p[0] * q[1] - p[1] * q[0] < 0:  # the handedness of grow's lattices: a cell's corners run clockwise
+        p, q = q, p
+    h = np.array([[p[0], q[0], s[0]], [p[1], q[1], s[1]], [0.0, 0.0, 1.0]])
+    accepted = np.zeros(len(quads), dtype=bool)
+    points = np.zeros((len(quads), 2), dtype=np.int64)
+    count = 0
+    for _ in range(rounds):
+        try:
+            hinv = np.linalg.inv(h)
+        except np.linalg.LinAlgError:
+            return None
+        mn = np.nan_to_num(_apply(hinv, centres), nan=1e9, posinf=1e9, neginf=-1e9)
+        point = np.round(mn).astype(np.int64)
+        off = np.abs(mn - point).max(axis=1)
+        ok = mine & (off < CENTRE_OFF)
+        cand = np.flatnonzero(ok)
+        # the quad's area in squares: half that in light-lattice cells, doubled
+        area = 2.0 * _areas(_apply(hinv, quads[cand].reshape(-1, 2)).reshape(-1, 4, 2))
+        ok[cand] = (area > CENTRE_AREA[0]) & (area < CENTRE_AREA[1])
+        known = points[accepted] if accepted.any() else np.zeros((1, 2), dtype=np.int64)
+        cand = np.flatnonzero(ok)
+        reach = np.abs(point[cand][:, None, :] - known[None, :, :]).max(axis=2).min(axis=1)
+        cand = cand[reach <= 1]
+        if len(cand) == 0:
+            return None
+        by_fit = cand[np.argsort(off[cand], kind="stable")]
+        _, first = np.unique(point[by_fit, 0] * 100003 + point[by_fit, 1], return_index=True)
+        chosen = by_fit[first]
+        accepted[:] = False
+        accepted[chosen] = True
+        points[chosen] = point[chosen]
+        span = points[chosen].max(axis=0) - points[chosen].min(axis=0)
+        if len(chosen) < AFFINE_UNTIL or span.min() < 2:
+            h = _affine(points[chosen].astype(np.float64), centres[chosen])
+        else:
+            h_new, _ = cv2.findHomography(points[chosen].astype(np.float64), centres[chosen], 0)
+            if h_new is None:
+                return None
+            h = h_new
+        if len(chosen) == count:
+            break
+        count = len(chosen)
+    sel = np.flatnonzero(accepted)
+    return CentreLattice(h=h, points=points[sel], quads=sel)
+
+
+# The square (u, v) of light-lattice point (m, n), for each of the three square lattices that hold the
+# light squares' lattice as their squares with u + v even: the dark squares' centres lie half of one of
+# the three shortest light steps (p, q, p + q) from the light ones. Which one is right the image decides
+# (the window's contrast and X-corners, vision.localize).
+# Each keeps the lattice's handedness (determinant 2, not -2).
+TO_SQUARES = (np.array([[1, -1], [1, 1]]), np.array([[2, 1], [0, 1]]), np.array([[1, 0], [1, 2]]))
+
+
+def square_lattices(centres: CentreLattice, pols: np.ndarray) -> list[LatticeFit]:
+    """The three square lattices holding ``centres`` (see ``TO_SQUARES``), as lattice hypotheses."""
+    colour = int(pols[centres.quads[0]])
+    fits = []
+    for m in TO_SQUARES:
+        minv = np.linalg.inv(m)
+        to_points = np.eye(3)
+        to_points[:2, :2] = minv
+        to_points[:2, 2] = -minv @ np.array([0.5, 0.5])  # cell (u, v)'s centre is (u + ½, v + ½)
+        fits.append(LatticeFit(h=centres.h @ to_points, cells=centres.points @ m.T,
+                               bright=pols[centres.quads], parity=1 - colour))
+    return fits

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
-from vision.lattice import grow, lattices
+from vision.lattice import grow, grow_centres, lattices, square_lattices
 from vision.orientation import LATTICE_CORNERS
 from vision.quads import WINDOWS, find_quads, side_contrast
 from vision.views import LIGHTNESS, SATURATION, colour_views, negated, view_of, view_values
@@ -103,6 +103,10 @@ def localize_frame(frame: np.ndarray) -> BoardFit:
         return _light_squares_beside(frame, _seeded_by_contrast(gray, found_quads))
     except NotFound:
         pass
+    try:
+        return _light_squares_beside(frame, _seeded_by_centres(gray, found_quads))
+    except NotFound:
+        pass
     raise failed
 
 
@@ -135,6 +139,66 @@ def _seeded_by_contrast(gray: np.ndarray, found_quads: dict) -> BoardFit:
         except NotFound:
             continue
     raise NoLattice("no checkerboard found")
+
+
+# The very last attempt: the light squares' own lattice, grown from the centres of the quads of strongest
+# contrast (vision.lattice.grow_centres), when it holds at least this many of them.
+MIN_CENTRES = 8
+
+
+def _seeded_by_centres(gray: np.ndarray, found_quads: dict) -> BoardFit:
+    """The board of the square lattice that holds the lattice of light squares' centres grown from a
+    quad of strong contrast; raises :class:`NotFound`. A small steep board's blurred squares give quads
+    whose centres are right and whose corners are not (vision.lattice, "The lattice of the light squares'
+    centres"). Of the three square lattices that hold one light lattice the one with most confirmed
+    inner corners wins; the first light lattice that gives a board at all decides."""
+    key = next((k for k in ((1.0, FINE_WINDOWS), (1.0, WINDOWS)) if k in found_quads), None)
+    if key is None:
+        raise NoLattice("no checkerboard found")
+    quads, pols = found_quads[key][:2]
+    score = side_contrast(gray, quads, pols)
+    seeds = np.argsort(-score, kind="stable")[:CONTRAST_SEEDS]
+    seeds = seeds[score[seeds] >= MIN_CONTRAST]
+    explained = np.zeros(len(quads), dtype=bool)
+    for seed in seeds:
+        if explained[seed]:
+            continue
+        centres = grow_centres(quads, pols, int(seed))
+        if centres is None:
+            continue
+        explained[centres.quads] = True
+        if len(centres.points) < MIN_CENTRES:
+            continue
+        boards = []
+        for fit in square_lattices(centres, pols):
+            try:
+                board = _board_from_lattice(gray, gray, 1.0, fit)
+            except NotFound:
+                continue
+            if _light_cells_light(gray, board) >= CENTRE_LIGHT_CELLS:
+                boards.append(board)
+        if boards:
+            return max(boards, key=lambda b: b.inliers)
+    raise NoLattice("no checkerboard found")
+
+
+# ... and a board so found must show most of its light squares light (they are always empty): half a board
+# with the rest blacked out passed every other test, its confirmed inner corners along the black edge, and
+# its windows showed 50–72 % of their light cells light; seed 9 scene 105 and its start position 100 %.
+CENTRE_LIGHT_CELLS = 0.85
+
+
+def _light_cells_light(gray: np.ndarray, board: BoardFit) -> float:
+    """The share of ``board``'s 32 light cells whose middle (median of nine points) is nearer the light
+    cells' median than the dark cells'."""
+    uv = np.array([[i + 0.5, j + 0.5] for j in range(8) for i in range(8)])
+    offs = np.array([[dx, dy] for dx in (-0.2, 0.0, 0.2) for dy in (-0.2, 0.0, 0.2)])
+    xy = _apply(board.h, (uv[:, None, :] + offs[None]).reshape(-1, 2)).astype(np.float32)
+    vals = cv2.remap(gray, xy[:, 0:1], xy[:, 1:2], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    cells = np.median(vals.reshape(64, len(offs)).astype(np.float32), axis=1)
+    light = cells[board.bright_parity == CELL_PARITY]
+    middle = (np.median(light) + np.median(cells[board.bright_parity != CELL_PARITY])) / 2
+    return float((light > middle).mean())
 
 
 # Saturation, the last view, is searched at the working size only: the full-resolution passes cost 0.3–1.3 s

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vision.geometry import project
-from vision.lattice import _neighbour_density, best_lattice
+from vision.lattice import _neighbour_density, _reduced, best_lattice, grow_centres, square_lattices
 from vision.quads import find_quads, side_contrast
 
 # lattice (u, v) in squares -> image pixels: a 10 × 10 checkerboard seen in perspective and turned
@@ -74,6 +74,14 @@ def test_the_lattice_through_the_quads_is_the_boards():
     back = project(BOARD_H_INV, seen)
     assert np.abs(back - np.round(back)).max() < 0.05
     assert np.ptp(np.round(back), axis=0).min() >= 7  # the lattice spans the board, not a corner of it
+    assert _handedness(fit.h) > 0  # a cell's corners (0, 0), (1, 0), (1, 1), (0, 1) run clockwise on screen
+
+
+def _handedness(h: np.ndarray) -> float:
+    """The sign of the lattice map's Jacobian at the cell (0, 0) (image y runs down)."""
+    corners = project(h, np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 1.0]]))
+    du, dv = corners[1] - corners[0], corners[2] - corners[0]
+    return float(np.sign(du[0] * dv[1] - du[1] * dv[0]))
 
 
 def _density_all_pairs(quads: np.ndarray) -> np.ndarray:
@@ -136,3 +144,76 @@ def test_side_contrast_of_a_cloths_weave_is_small():
     quads, pols = find_quads(gray, windows=(0.03, 0.05, 0.12))
     assert len(quads) > 500
     assert np.percentile(side_contrast(gray, quads, pols), 99) < 10
+
+
+# A small steep board: a 10 × 10 lattice whose squares are 3.5 times as long one way as the other, seen turned
+STEEP_H = cv2.getPerspectiveTransform(np.float32([[0, 0], [10, 0], [10, 10], [0, 10]]),
+                                      np.float32([[400, 100], [470, 380], [560, 350], [480, 80]])).astype(np.float64)
+
+
+def _blurred_light_squares(rng: np.random.Generator, clutter: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(quads, polarities, light cells (i, j)) of the light squares of ``STEEP_H`` as a blurred small board
+    gives them: each a diamond through the midpoints of its square's sides, its centre a few hundredths of
+    a square off and its corners half a square off; with ``clutter`` random quads of both polarities
+    around (a table's grain)."""
+    cells = np.array([(i, j) for i in range(10) for j in range(10) if (i + j) % 2 == 0])
+    mids = np.array([[0.5, 0.0], [1.0, 0.5], [0.5, 1.0], [0.0, 0.5]])
+    jitter = rng.uniform(-0.04, 0.04, (len(cells), 1, 2))
+    quads = project(STEEP_H, (cells[:, None, :] + mids + jitter).reshape(-1, 2)).reshape(-1, 4, 2)
+    centres = rng.uniform([350, 40], [610, 430], (clutter, 2))
+    sizes = rng.uniform(3, 15, (clutter, 1, 1))
+    spread = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]]) * rng.uniform(0.5, 1, (clutter, 4, 2))
+    noise = centres[:, None, :] + sizes * spread
+    pols = np.concatenate([np.ones(len(cells), np.int64), rng.integers(0, 2, clutter)])
+    return np.concatenate([quads, noise]), pols, cells
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(0, 120), st.integers(2, 7), st.integers(2, 7))
+def test_the_light_squares_centres_give_the_square_lattice(seed, clutter, i, j):
+    """Grown from the blob of any light square away from the edge, the light squares' lattice finds the
+    light squares by their centres alone, though the blobs' corners are half a square off and clutter (up
+    to one quad per 850 px², a table's grain) lies all around and over the board, and one of the three
+    square lattices that hold it is the board's, square for square (vision.lattice, "The lattice of the
+    light squares' centres"). The other two put dark squares where the board has none."""
+    rng = np.random.default_rng(seed)
+    quads, pols, cells = _blurred_light_squares(rng, clutter)
+    j += (i + j) % 2
+    centres = grow_centres(quads, pols, int(np.flatnonzero((cells == (i, j)).all(axis=1))[0]))
+    assert centres is not None
+    light = centres.quads < len(cells)  # the rest: clutter on lattice points, mostly beyond the board
+    assert light.sum() >= 45  # of 50
+    back = project(np.linalg.inv(STEEP_H), project(centres.h, centres.points[light].astype(np.float64)))
+    assert np.abs(back - cells[centres.quads[light]] - 0.5).max() < 0.1
+    boards = 0
+    for fit in square_lattices(centres, pols):
+        assert fit.parity == 0 and np.all((fit.cells.sum(axis=1) % 2) == 0)
+        assert _handedness(fit.h) > 0  # as the lattices grown from quads' corners: the orientation relies on it
+        # the light squares found and the four cells beside each, in the board's numbering
+        grid = np.concatenate([fit.cells[light] + step for step in ((0, 0), (1, 0), (-1, 0), (0, 1), (0, -1))])
+        true = project(np.linalg.inv(STEEP_H), project(fit.h, grid + 0.5)) - 0.5
+        on_cells = np.abs(true - np.round(true)).max() < 0.15
+        same_colour = np.all((np.round(true).sum(axis=1) - grid.sum(axis=1)) % 2 == 0)
+        boards += bool(on_cells and same_colour)
+    assert boards == 1
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.tuples(*[st.integers(-40, 40)] * 4), st.floats(0.5, 30.0), st.floats(0, 2 * np.pi))
+def test_a_reduced_basis_spans_the_same_lattice_with_its_shortest_steps(coefficients, scale, turn):
+    """Whatever two independent steps the seed saw first, the reduced basis spans the same lattice (the
+    integer change of basis has determinant ±1) and its steps are the lattice's shortest: no integer
+    combination of them is shorter than the first, and adding any multiple of the first does not shorten
+    the second."""
+    a, b, c, d = coefficients
+    if a * d - b * c == 0:
+        return
+    rot = np.array([[np.cos(turn), -np.sin(turn)], [np.sin(turn), np.cos(turn)]])
+    e = scale * rot @ np.array([[1.0, 0.3], [0.0, 0.6]])  # the lattice's own basis, as columns
+    p, q = _reduced(e @ [a, b], e @ [c, d])
+    change = np.linalg.solve(e, np.stack([p, q], axis=1))
+    assert np.allclose(change, np.round(change), atol=1e-6)
+    assert abs(abs(np.linalg.det(np.round(change))) - abs(a * d - b * c)) < 1e-6
+    steps = [m * p + n * q for m in range(-3, 4) for n in range(-3, 4) if (m, n) != (0, 0)]
+    assert min(np.linalg.norm(s) for s in steps) >= np.linalg.norm(p) - 1e-9
+    assert all(np.linalg.norm(q + k * p) >= np.linalg.norm(q) - 1e-9 for k in range(-3, 4))
