@@ -74,7 +74,7 @@ from vision.occlusion import (
     light_departure,
     shadow_candidates,
 )
-from vision.patchnet import both_see_a_hand, patch_net, with_patch_opinion
+from vision.patchnet import both_see_a_hand, patch_net, seen_past_a_fingertip, with_patch_opinion
 from vision.second_look import second_look
 from vision.squarenet import (
     CLASSES,
@@ -541,6 +541,12 @@ class VisionPipeline:
                 # off its square's centre that the network takes for covered held every board back
                 arm = arm_beside(seen_hand.odd_margin_cells(), fit.bright_parity)
                 self._unknown_pieces_uncovered(prob, pieces, conf, covered, fit.bright_parity, arm)
+            if not seen_hand.compared:
+                # One picture: a "covered" nothing else shows, which the patch reader does not share, is a
+                # fingertip over the square's edge; the piece beneath is read (vision.patchnet.seen_past_a_fingertip)
+                past = seen_past_a_fingertip(x, d, prob, (pieces == COVERED) & ~hidden & ~both_see, patch_net())
+                free = past >= 0
+                pieces[free], conf[free] = past[free], prob[free, past[free]]
             if both_see.any():  # after every rule that may read a square under a hand as a piece after all
                 pieces[both_see], conf[both_see] = COVERED, prob[both_see, COVERED]
             hidden |= pieces == COVERED  # the network sees a hand or arm over the square

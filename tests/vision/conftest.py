@@ -91,6 +91,7 @@ def square_network_alone(monkeypatch):
     def off() -> None:
         monkeypatch.setattr(pipeline, "with_patch_opinion", lambda prob, *args, **kwargs: prob)
         no_hand_both_readers_see(monkeypatch)
+        no_fingertip_seen_past(monkeypatch)
 
     return off
 
@@ -101,3 +102,11 @@ def no_hand_both_readers_see(monkeypatch) -> None:
     import vision.pipeline as pipeline
 
     monkeypatch.setattr(pipeline, "both_see_a_hand", lambda x, d, covered, net: np.zeros(len(covered), dtype=bool))
+
+
+def no_fingertip_seen_past(monkeypatch) -> None:
+    """Switch off the pipeline's reading past a fingertip the patch reader does not see
+    (``vision.patchnet.seen_past_a_fingertip``): the premise of a rule made before it."""
+    import vision.pipeline as pipeline
+
+    monkeypatch.setattr(pipeline, "seen_past_a_fingertip", lambda x, d, prob, ask, net: np.full(len(prob), -1))

@@ -14,15 +14,17 @@ from vision.patchnet import (
     HAND_SURE,
     PATCH_MODEL_PATH,
     SURE,
+    UNCOVER_BELOW,
     PatchNet,
     as_matrix,
     both_see_a_hand,
     conv2d,
     patch_images,
     patch_net,
+    seen_past_a_fingertip,
     with_patch_opinion,
 )
-from vision.squarenet import AB_END, CLASSES, COVERED, N_INPUT, PATCH, SIDE, describe
+from vision.squarenet import AB_END, CLASSES, COLOUR_OF, COVERED, N_INPUT, PATCH, SIDE, describe
 
 
 def _direct_conv(h: np.ndarray, w: np.ndarray, b: np.ndarray, stride: int) -> np.ndarray:
@@ -150,6 +152,38 @@ def test_both_readers_see_a_hand_exactly_where_each_is_sure_enough(rows):
     got = both_see_a_hand(x, np.zeros((len(rows), 4)), square, reader)
     np.testing.assert_array_equal(got, (square >= HAND_SHARED) & (patch >= HAND_SURE))
     assert reader.seen == int((square >= HAND_SHARED).sum())
+
+
+class _RowsAsGiven:
+    """A patch reader whose probabilities for a row are that row's first six numbers; counts the rows it saw."""
+
+    def __init__(self) -> None:
+        self.seen = 0
+
+    def forward(self, x: np.ndarray, d: np.ndarray) -> np.ndarray:
+        self.seen += len(x)
+        return x[:, :6]
+
+
+_DISTRIBUTIONS = st.lists(st.floats(0.0, 1.0), min_size=6, max_size=6).filter(lambda v: sum(v) > 0.01).map(
+    lambda v: np.array(v) / sum(v))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_DISTRIBUTIONS, _DISTRIBUTIONS, st.booleans()), min_size=1, max_size=32))
+def test_a_fingertip_is_seen_past_only_where_both_readers_see_the_same_light_or_empty_square(rows):
+    """A row asked about reads the pipeline's likeliest class other than "covered" exactly when the patch
+    reader's "covered" is under UNCOVER_BELOW and its own likeliest such class has the same colour class, empty
+    or light (a hand's shade reads as a dark piece); every other row stays -1 and is not shown to the reader."""
+    prob, patch, ask = (np.array(v) for v in zip(*rows, strict=True))
+    x = np.zeros((len(rows), N_INPUT))
+    x[:, :6] = patch
+    reader = _RowsAsGiven()
+    got = seen_past_a_fingertip(x, np.zeros((len(rows), 4)), prob, ask, reader)
+    ours, theirs = prob[:, :COVERED].argmax(axis=1), patch[:, :COVERED].argmax(axis=1)
+    free = ask & (patch[:, COVERED] < UNCOVER_BELOW) & (COLOUR_OF[ours] == COLOUR_OF[theirs]) & (COLOUR_OF[ours] < 2)
+    np.testing.assert_array_equal(got, np.where(free, ours, -1))
+    assert reader.seen == int(ask.sum())
 
 
 def test_a_sure_board_never_asks_the_patch_reader():

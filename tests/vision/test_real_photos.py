@@ -21,6 +21,8 @@ from vision.bench import PHOTO_ROOT, corner_errors, load_photo_labels
 from vision.localize import check_fit
 from vision.pipeline import VisionPipeline
 
+from .conftest import no_fingertip_seen_past
+
 pytestmark = pytest.mark.skipif(not Path(PHOTO_ROOT).is_dir(), reason="../shared/photos not present")
 
 
@@ -171,4 +173,6 @@ def test_real_pieces_the_network_takes_for_a_hand_where_no_fingertip_reaches_kee
     # the network's "covered" of 0.998 counts as a hand in the picture, and the colours' vote against the
     # network where a fingertip can reach (HAND_COLOUR_VOTE) is another rule: kept as it is on other squares
     monkeypatch.setattr(pipeline, "HAND_COLOUR_VOTE", pipeline.COLOUR_VOTE_MOST)
+    # ... and the patch reader, which sees no fingertip on them, reads them past one (seen_past_a_fingertip)
+    no_fingertip_seen_past(monkeypatch)
     assert sorted(wrong()) == [("?", "w"), ("?", "w")]
