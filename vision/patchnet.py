@@ -64,6 +64,10 @@ HAND_SHARED = 0.2
 # the patch reader too, and the hand's skin and shade then read as a dark piece. 0.97 is the highest bar that broke
 # no board of seeds 1-5 (docs/vision.md, "A fingertip over a square's edge in one picture").
 UNCOVER_BELOW = 0.97
+# ... and a square the light squares beside it show a hand next to (vision.occlusion.hidden_dark_cells) when the
+# patch reader's "covered" is under UNCOVER_BESIDE_HAND: there a hand is known to be near. Over the pictures with
+# a hand of seeds 1-9, bars of 0.2-0.9 each fixed the same three boards and broke none (docs/vision.md).
+UNCOVER_BESIDE_HAND = 0.5
 DARK = 2  # the dark colour class of COLOUR_OF
 
 
@@ -207,19 +211,22 @@ def both_see_a_hand(x: np.ndarray, d: np.ndarray, square_covered: np.ndarray, ne
     return out
 
 
-def seen_past_a_fingertip(x: np.ndarray, d: np.ndarray, prob: np.ndarray, ask: np.ndarray, net: PatchNet) -> np.ndarray:
+def seen_past_a_fingertip(x: np.ndarray, d: np.ndarray, prob: np.ndarray, ask: np.ndarray, net: PatchNet,
+                          below: np.ndarray | None = None) -> np.ndarray:
     """(N,) the class (0-4, of ``CLASSES``) to read on each row of ``ask`` instead of "covered", -1 where it stays.
 
     ``prob``: the pipeline's probabilities (N, 6) after every vote; its likeliest class other than "covered" is
-    read where the patch reader gives "covered" under ``UNCOVER_BELOW``, its own likeliest such class is of the
-    same colour class, and that colour is not dark. The patch reader runs on the rows of ``ask`` alone."""
+    read where the patch reader gives "covered" under the row's bar (``below``, (N,); ``UNCOVER_BELOW`` for every
+    row if None), its own likeliest such class is of the same colour class, and that colour is not dark. The
+    patch reader runs on the rows of ``ask`` alone."""
     out = np.full(len(prob), -1, dtype=np.int64)
     rows = np.flatnonzero(ask)
     if len(rows):
         patch = net.forward(x[rows], d[rows])
         ours = prob[rows, :COVERED].argmax(axis=1)
         theirs = patch[:, :COVERED].argmax(axis=1)
-        free = ((patch[:, COVERED] < UNCOVER_BELOW) & (COLOUR_OF[ours] == COLOUR_OF[theirs])
+        bar = UNCOVER_BELOW if below is None else below[rows]
+        free = ((patch[:, COVERED] < bar) & (COLOUR_OF[ours] == COLOUR_OF[theirs])
                 & (COLOUR_OF[ours] != DARK))
         out[rows[free]] = ours[free]
     return out
@@ -231,5 +238,6 @@ def patch_net() -> PatchNet:
     return PatchNet.load(PATCH_MODEL_PATH)
 
 
-__all__ = ["HAND_SHARED", "HAND_SURE", "PATCH_MODEL_PATH", "UNCOVER_BELOW", "PatchNet", "as_matrix",
-           "both_see_a_hand", "conv2d", "patch_images", "patch_net", "seen_past_a_fingertip", "with_patch_opinion"]
+__all__ = ["HAND_SHARED", "HAND_SURE", "PATCH_MODEL_PATH", "UNCOVER_BELOW", "UNCOVER_BESIDE_HAND", "PatchNet",
+           "as_matrix", "both_see_a_hand", "conv2d", "patch_images", "patch_net", "seen_past_a_fingertip",
+           "with_patch_opinion"]

@@ -74,7 +74,14 @@ from vision.occlusion import (
     light_departure,
     shadow_candidates,
 )
-from vision.patchnet import both_see_a_hand, patch_net, seen_past_a_fingertip, with_patch_opinion
+from vision.patchnet import (
+    UNCOVER_BELOW,
+    UNCOVER_BESIDE_HAND,
+    both_see_a_hand,
+    patch_net,
+    seen_past_a_fingertip,
+    with_patch_opinion,
+)
 from vision.second_look import second_look
 from vision.squarenet import (
     CLASSES,
@@ -542,11 +549,14 @@ class VisionPipeline:
                 arm = arm_beside(seen_hand.odd_margin_cells(), fit.bright_parity)
                 self._unknown_pieces_uncovered(prob, pieces, conf, covered, fit.bright_parity, arm)
             if not seen_hand.compared:
-                # One picture: a "covered" nothing else shows, which the patch reader does not share, is a
-                # fingertip over the square's edge; the piece beneath is read (vision.patchnet.seen_past_a_fingertip)
-                past = seen_past_a_fingertip(x, d, prob, (pieces == COVERED) & ~hidden & ~both_see, patch_net())
+                # One picture: a "covered" nothing else shows, or a square beside a hand the light squares show,
+                # where the patch reader sees no hand, is a fingertip over the square's edge or a square seen
+                # past the hand; the piece beneath is read (vision.patchnet.seen_past_a_fingertip)
+                bars = np.where(hidden, UNCOVER_BESIDE_HAND, UNCOVER_BELOW)
+                past = seen_past_a_fingertip(x, d, prob, ((pieces == COVERED) | hidden) & ~both_see, patch_net(), bars)
                 free = past >= 0
                 pieces[free], conf[free] = past[free], prob[free, past[free]]
+                hidden &= ~free
             if both_see.any():  # after every rule that may read a square under a hand as a piece after all
                 pieces[both_see], conf[both_see] = COVERED, prob[both_see, COVERED]
             hidden |= pieces == COVERED  # the network sees a hand or arm over the square

@@ -109,4 +109,5 @@ def no_fingertip_seen_past(monkeypatch) -> None:
     (``vision.patchnet.seen_past_a_fingertip``): the premise of a rule made before it."""
     import vision.pipeline as pipeline
 
-    monkeypatch.setattr(pipeline, "seen_past_a_fingertip", lambda x, d, prob, ask, net: np.full(len(prob), -1))
+    monkeypatch.setattr(pipeline, "seen_past_a_fingertip",
+                        lambda x, d, prob, ask, net, below=None: np.full(len(prob), -1))

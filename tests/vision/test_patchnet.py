@@ -170,18 +170,21 @@ _DISTRIBUTIONS = st.lists(st.floats(0.0, 1.0), min_size=6, max_size=6).filter(la
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(st.tuples(_DISTRIBUTIONS, _DISTRIBUTIONS, st.booleans()), min_size=1, max_size=32))
-def test_a_fingertip_is_seen_past_only_where_both_readers_see_the_same_light_or_empty_square(rows):
+@given(st.lists(st.tuples(_DISTRIBUTIONS, _DISTRIBUTIONS, st.booleans(), st.floats(0.0, 1.0)), min_size=1, max_size=32),
+       st.booleans())
+def test_a_fingertip_is_seen_past_only_where_both_readers_see_the_same_light_or_empty_square(rows, own_bars):
     """A row asked about reads the pipeline's likeliest class other than "covered" exactly when the patch
-    reader's "covered" is under UNCOVER_BELOW and its own likeliest such class has the same colour class, empty
-    or light (a hand's shade reads as a dark piece); every other row stays -1 and is not shown to the reader."""
-    prob, patch, ask = (np.array(v) for v in zip(*rows, strict=True))
+    reader's "covered" is under the row's bar (UNCOVER_BELOW unless given), its own likeliest such class has the
+    same colour class, and that is empty or light (a hand's shade reads as a dark piece); every other row stays
+    -1 and is not shown to the reader."""
+    prob, patch, ask, bars = (np.array(v) for v in zip(*rows, strict=True))
     x = np.zeros((len(rows), N_INPUT))
     x[:, :6] = patch
     reader = _RowsAsGiven()
-    got = seen_past_a_fingertip(x, np.zeros((len(rows), 4)), prob, ask, reader)
+    got = seen_past_a_fingertip(x, np.zeros((len(rows), 4)), prob, ask, reader, bars if own_bars else None)
     ours, theirs = prob[:, :COVERED].argmax(axis=1), patch[:, :COVERED].argmax(axis=1)
-    free = ask & (patch[:, COVERED] < UNCOVER_BELOW) & (COLOUR_OF[ours] == COLOUR_OF[theirs]) & (COLOUR_OF[ours] < 2)
+    bar = bars if own_bars else UNCOVER_BELOW
+    free = ask & (patch[:, COVERED] < bar) & (COLOUR_OF[ours] == COLOUR_OF[theirs]) & (COLOUR_OF[ours] < 2)
     np.testing.assert_array_equal(got, np.where(free, ours, -1))
     assert reader.seen == int(ask.sum())
 
