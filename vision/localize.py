@@ -73,7 +73,7 @@ def to_gray(frame: np.ndarray, view: str = LIGHTNESS) -> np.ndarray:
     return view_of(frame, view)
 
 
-def localize_frame(frame: np.ndarray) -> BoardFit:
+def localize_frame(frame: np.ndarray, steep_start: bool = False) -> BoardFit:
     """Full detection on a BGR frame: in its lightness, else in its colour-opponent views, else in its
     saturation (where shadows of tall pieces fade; :mod:`vision.views`), else from lattices seeded in its
     lightness by the squares' contrast with their neighbours (:func:`_seeded_by_contrast`).
@@ -83,6 +83,10 @@ def localize_frame(frame: np.ndarray) -> BoardFit:
     two colours is the playing one cannot come from lightness there: the pieces tell, since the light
     squares are always empty (:func:`playing_parity`). Raises the lightness search's :class:`NotFound`
     when no view shows a board (its reason is the one users understand).
+
+    ``steep_start``: the frame shows a start position (calibration, which reads it back to check): a window
+    of the last attempt's lattices that only a steep view of one explains, its far rows' corners hidden by
+    the men, is taken when nothing else is found. Elsewhere such a window is half a board as often.
     """
     gray = to_gray(frame)
     found_quads: dict = {}  # the lightness search's quads, for the last attempt
@@ -99,14 +103,17 @@ def localize_frame(frame: np.ndarray) -> BoardFit:
             continue
         fit = replace(fit, view=view)
         return _light_squares_beside(frame, with_parity(fit, playing_parity(frame, fit)))
+    steep: list[BoardFit] = []  # windows of the contrast seeds that only a steep view of a start position explains
     try:
-        return _light_squares_beside(frame, _seeded_by_contrast(gray, found_quads))
+        return _light_squares_beside(frame, _seeded_by_contrast(gray, found_quads, steep))
     except NotFound:
         pass
     try:
         return _light_squares_beside(frame, _seeded_by_centres(gray, found_quads))
     except NotFound:
         pass
+    if steep and steep_start:
+        return _light_squares_beside(frame, steep[0])
     raise failed
 
 
@@ -120,7 +127,7 @@ def localize_frame(frame: np.ndarray) -> BoardFit:
 CONTRAST_SEEDS = 48
 
 
-def _seeded_by_contrast(gray: np.ndarray, found_quads: dict) -> BoardFit:
+def _seeded_by_contrast(gray: np.ndarray, found_quads: dict, steep: list[BoardFit] | None = None) -> BoardFit:
     """The board of a lattice seeded by the quads of strongest contrast with their neighbours; raises
     :class:`NotFound`. ``found_quads``: the lightness search's quads by (scale, windows). Every seed grows
     its own lattice: on such a board one seed's lattice covers another's cell and still grows less."""
@@ -135,7 +142,7 @@ def _seeded_by_contrast(gray: np.ndarray, found_quads: dict) -> BoardFit:
     fits = sorted((f for f in grown if f is not None and len(f.cells) >= MIN_CELLS), key=lambda f: -len(f.cells))
     for fit in fits[:3]:
         try:
-            return _board_from_lattice(gray, gray, 1.0, fit)
+            return _board_from_lattice(gray, gray, 1.0, fit, steep)
         except NotFound:
             continue
     raise NoLattice("no checkerboard found")

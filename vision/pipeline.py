@@ -903,12 +903,19 @@ class VisionPipeline:
         self._rotation = None
         saved, self.model = (self.model, self.colour_weight), None
         res = self.process(frame)
-        if not res.found or self._fit is None:
+        found = self._fit if res.found else None
+        if found is None and known == START_BOARD:
+            # A small board seen steeply, whose far rows of men hide the corners between them: a window only
+            # such a view explains, which reading the start position back confirms or refuses (below)
+            try:
+                found = localize_frame(frame, steep_start=True)
+            except NotFound:
+                found = None
+        if found is None:
             self.model, self.colour_weight = saved
             return {"ok": False, "reason": res.reason}
         # A hand flag is not fatal here: at a steep angle the rows of men lean over the light squares
         # behind them. The caller is asked for a clear start position; the classes' tightness decides.
-        found = self._fit
         agreement, res = self._learn_on(frame, found, board)
         if agreement < MIN_START_AGREEMENT:
             # The start position's men can pull the localizer's window one square aside (they hide the

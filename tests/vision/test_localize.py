@@ -414,3 +414,50 @@ def test_a_small_steep_board_is_found_from_its_light_squares_centres(monkeypatch
     monkeypatch.setattr(loc, "_seeded_by_centres", nothing)
     with pytest.raises(NotFound):
         loc.localize_frame(scene.image)
+
+
+def test_a_small_steep_start_position_is_learned_from_a_window_only_a_steep_view_explains(get_bench_draw):
+    """The start position of scene 414 of `dama bench vision --seed 4` (a board a third of the frame's height
+    at 46°, squares about 9 × 18 px, tall men): the men of the far rows hide the corners between them, so no
+    window of its lattices has confirmed corners on both sides, and it is not found: one picture cannot tell
+    it from half a board (`dama recognize` says so). Calibration knows it shows a start position and reads
+    it back: there the window that only a steep view of one explains is taken (``steep_start``), it reads back
+    as the start position, and the board's game picture is then read with a1 at a1 (čl. 2.4)."""
+    import vision.localize as loc
+    from vision.bench import render_bench_scene
+    from vision.pipeline import VisionPipeline
+
+    scene = render_bench_scene(*get_bench_draw(4, 414))
+    side = np.linalg.norm(np.subtract(scene.corners["a1"], scene.corners["h1"])) / 8
+    with pytest.raises(NotFound):
+        loc.localize_frame(scene.start)
+    window = loc.localize_frame(scene.start, steep_start=True)
+    assert _corner_errors(_image_corners(window), scene.corners).max() < side
+    vp = VisionPipeline()
+    report = vp.learn_start_position(scene.start)
+    assert report["ok"] and report["orientation_ok"] and report["agreement"] >= 0.9
+    vp.reset_tracking()
+    res = vp.process(scene.image)
+    assert res.orientation_ok
+    assert np.linalg.norm(np.subtract(res.corners["a1"], scene.corners["a1"])) < 0.3 * side
+
+
+@pytest.mark.parametrize("seed, i, cut", [(1, 3, "x"), (2, 5, "x"), (2, 5, "y")])
+def test_half_a_start_position_is_refused_by_calibration(get_bench_draw, seed, i, cut):
+    """Half a start position, the rest blacked out: whatever window calibration finds, the start position
+    does not read back from it (16–17 of 32 squares), and it is refused with the reason, the colours not
+    learned."""
+    from vision.bench import render_bench_scene
+    from vision.pipeline import VisionPipeline
+
+    scene = render_bench_scene(*get_bench_draw(seed, i))
+    xs, ys = zip(*scene.corners.values(), strict=True)
+    img = scene.start.copy()
+    if cut == "x":
+        img[:, int((min(xs) + max(xs)) / 2):] = 0
+    else:
+        img[int((min(ys) + max(ys)) / 2):, :] = 0
+    vp = VisionPipeline()
+    report = vp.learn_start_position(img)
+    assert not report["ok"] and "start position" in report["reason"]
+    assert vp.model is None
