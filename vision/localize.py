@@ -76,7 +76,8 @@ def to_gray(frame: np.ndarray, view: str = LIGHTNESS) -> np.ndarray:
 def localize_frame(frame: np.ndarray, steep_start: bool = False) -> BoardFit:
     """Full detection on a BGR frame: in its lightness, else in its colour-opponent views, else in its
     saturation (where shadows of tall pieces fade; :mod:`vision.views`), else from lattices seeded in its
-    lightness by the squares' contrast with their neighbours (:func:`_seeded_by_contrast`).
+    lightness by the squares' contrast with their neighbours (:func:`_seeded_by_contrast`), else from the
+    lattice of its light squares' centres (:func:`_seeded_by_centres`).
 
     A board printed in two colours of about equal lightness (red and green) shows no squares in
     lightness; its fit is found in the view where its colours differ (:mod:`vision.views`). Which of the
