@@ -104,13 +104,16 @@ def localize_frame(frame: np.ndarray, steep_start: bool = False) -> BoardFit:
             continue
         fit = replace(fit, view=view)
         return _light_squares_beside(frame, with_parity(fit, playing_parity(frame, fit)))
+    seeded = _contrast_seeds(gray, found_quads)
+    if seeded is None:
+        raise failed
     steep: list[BoardFit] = []  # windows of the contrast seeds that only a steep view of a start position explains
     try:
-        return _light_squares_beside(frame, _seeded_by_contrast(gray, found_quads, steep))
+        return _light_squares_beside(frame, _seeded_by_contrast(gray, *seeded, steep))
     except NotFound:
         pass
     try:
-        return _light_squares_beside(frame, _seeded_by_centres(gray, found_quads))
+        return _light_squares_beside(frame, _seeded_by_centres(gray, *seeded))
     except NotFound:
         pass
     if steep and steep_start:
@@ -128,17 +131,25 @@ def localize_frame(frame: np.ndarray, steep_start: bool = False) -> BoardFit:
 CONTRAST_SEEDS = 48
 
 
-def _seeded_by_contrast(gray: np.ndarray, found_quads: dict, steep: list[BoardFit] | None = None) -> BoardFit:
-    """The board of a lattice seeded by the quads of strongest contrast with their neighbours; raises
-    :class:`NotFound`. ``found_quads``: the lightness search's quads by (scale, windows). Every seed grows
-    its own lattice: on such a board one seed's lattice covers another's cell and still grows less."""
+def _contrast_seeds(gray: np.ndarray, found_quads: dict) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """(quads, polarities, seeds) of the last attempts: the full-resolution quads of the lightness search
+    (``found_quads``, by scale and windows) and the indices of the ``CONTRAST_SEEDS`` that stand out most
+    from the cells beside them, by ``MIN_CONTRAST`` at least; None if that search kept no full-resolution
+    quads."""
     key = next((k for k in ((1.0, FINE_WINDOWS), (1.0, WINDOWS)) if k in found_quads), None)
     if key is None:
-        raise NoLattice("no checkerboard found")
+        return None
     quads, pols = found_quads[key][:2]
     score = side_contrast(gray, quads, pols)
     seeds = np.argsort(-score, kind="stable")[:CONTRAST_SEEDS]
-    seeds = seeds[score[seeds] >= MIN_CONTRAST]
+    return quads, pols, seeds[score[seeds] >= MIN_CONTRAST]
+
+
+def _seeded_by_contrast(gray: np.ndarray, quads: np.ndarray, pols: np.ndarray, seeds: np.ndarray,
+                        steep: list[BoardFit] | None = None) -> BoardFit:
+    """The board of a lattice grown loosely from each of ``seeds`` (:func:`_contrast_seeds`); raises
+    :class:`NotFound`. Every seed grows its own lattice: on such a board one seed's lattice covers another's
+    cell and still grows less."""
     grown = (grow(quads, pols, int(k), loose=True) for k in seeds)
     fits = sorted((f for f in grown if f is not None and len(f.cells) >= MIN_CELLS), key=lambda f: -len(f.cells))
     for fit in fits[:3]:
@@ -154,19 +165,12 @@ def _seeded_by_contrast(gray: np.ndarray, found_quads: dict, steep: list[BoardFi
 MIN_CENTRES = 8
 
 
-def _seeded_by_centres(gray: np.ndarray, found_quads: dict) -> BoardFit:
-    """The board of the square lattice that holds the lattice of light squares' centres grown from a
-    quad of strong contrast; raises :class:`NotFound`. A small steep board's blurred squares give quads
-    whose centres are right and whose corners are not (vision.lattice, "The lattice of the light squares'
-    centres"). Of the three square lattices that hold one light lattice the one with most confirmed
+def _seeded_by_centres(gray: np.ndarray, quads: np.ndarray, pols: np.ndarray, seeds: np.ndarray) -> BoardFit:
+    """The board of the square lattice that holds the lattice of light squares' centres grown from one of
+    ``seeds`` (:func:`_contrast_seeds`); raises :class:`NotFound`. A small steep board's blurred squares give
+    quads whose centres are right and whose corners are not (vision.lattice, "The lattice of the light
+    squares' centres"). Of the three square lattices that hold one light lattice the one with most confirmed
     inner corners wins; the first light lattice that gives a board at all decides."""
-    key = next((k for k in ((1.0, FINE_WINDOWS), (1.0, WINDOWS)) if k in found_quads), None)
-    if key is None:
-        raise NoLattice("no checkerboard found")
-    quads, pols = found_quads[key][:2]
-    score = side_contrast(gray, quads, pols)
-    seeds = np.argsort(-score, kind="stable")[:CONTRAST_SEEDS]
-    seeds = seeds[score[seeds] >= MIN_CONTRAST]
     explained = np.zeros(len(quads), dtype=bool)
     for seed in seeds:
         if explained[seed]:
