@@ -40,6 +40,19 @@ LOOSE_CORNERS = 0.45
 AFFINE_UNTIL = 8  # loose: cells accepted before the fit may be a perspective one (and 3 rows and columns)
 
 
+def _back_to_lattice(h: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """(the inverse of ``h``, ``centres`` in lattice units under it, those beyond the horizon put far
+    away); None if ``h`` is singular (a growth that collapsed)."""
+    try:
+        hinv = np.linalg.inv(h)
+    except np.linalg.LinAlgError:
+        return None
+    uv = _apply(hinv, centres)
+    if not np.all(np.isfinite(uv)):
+        uv = np.nan_to_num(uv, nan=1e9, posinf=1e9, neginf=-1e9)
+    return hinv, uv
+
+
 def _affine(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
     """Least-squares affine map src → dst as a 3×3 matrix."""
     a = np.hstack([src, np.ones((len(src), 1))])
@@ -68,13 +81,10 @@ def grow(quads: np.ndarray, pols: np.ndarray, seed: int, rounds: int = 12, loose
     cells = np.zeros((len(quads), 2), dtype=np.int64)
     count = 0
     for _ in range(rounds):
-        try:
-            hinv = np.linalg.inv(h)
-        except np.linalg.LinAlgError:
+        back = _back_to_lattice(h, centres)
+        if back is None:
             return None
-        uv = _apply(hinv, centres)
-        if not np.all(np.isfinite(uv)):
-            uv = np.nan_to_num(uv, nan=1e9, posinf=1e9, neginf=-1e9)
+        hinv, uv = back
         cell = np.floor(uv).astype(np.int64)
         off = np.abs(uv - cell - 0.5).max(axis=1)
         # Centre and colour parity first: the distance to the accepted cells only for those left.
@@ -302,11 +312,10 @@ def grow_centres(quads: np.ndarray, pols: np.ndarray, seed: int, rounds: int = 1
     points = np.zeros((len(quads), 2), dtype=np.int64)
     count = 0
     for _ in range(rounds):
-        try:
-            hinv = np.linalg.inv(h)
-        except np.linalg.LinAlgError:
+        back = _back_to_lattice(h, centres)
+        if back is None:
             return None
-        mn = np.nan_to_num(_apply(hinv, centres), nan=1e9, posinf=1e9, neginf=-1e9)
+        hinv, mn = back
         point = np.round(mn).astype(np.int64)
         off = np.abs(mn - point).max(axis=1)
         ok = mine & (off < CENTRE_OFF)
