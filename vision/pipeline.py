@@ -196,16 +196,22 @@ class FrameResult:
 
 def blind_to_dark_men(labels: np.ndarray, net_labels: np.ndarray, least: int = 3) -> bool:
     """Does the colour reading ``labels`` take the network's dark men (``net_labels``; colour classes 0 empty,
-    1 light, 2 dark) for bare squares wholesale: at least ``least`` of them, and at least half?
+    1 light, 2 dark) for bare squares wholesale: at least ``least`` of them, and at least half? On a board
+    where the network sees fewer than ``least`` dark men (an endgame), wholesale is every one of them, the
+    colours finding no more dark men elsewhere than the network does (a network that misses dark men it never
+    saw, the case the picture's own colours are for, finds fewer than the colours).
 
     Dark men stained like the dark squares look like bare squares to the colours; the network sees them by
     their rims. A colour model learned from such a reading would take them all away, so
     :meth:`VisionPipeline._colours_of_this_picture` does not learn one (docs/vision.md, "Dark men stained
-    like their squares"). A reading that differs on a square or two (a piece the network imagines on a
-    hand's shadow) is not blind: there the picture's own colours still have their say."""
+    like their squares"). A reading that differs on a square or two of many (a piece the network imagines on
+    a hand's shadow) is not blind: there the picture's own colours still have their say."""
     dark = net_labels == 2
+    seen = int(np.count_nonzero(dark))
     lumped = int(np.count_nonzero(dark & (labels == 0)))
-    return lumped >= least and 2 * lumped >= int(np.count_nonzero(dark))
+    if seen >= least:
+        return lumped >= least and 2 * lumped >= seen
+    return 0 < lumped == seen and int(np.count_nonzero(labels == 2)) <= seen
 
 
 class VisionPipeline:

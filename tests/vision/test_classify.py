@@ -389,11 +389,31 @@ def test_dark_men_stained_like_their_squares_stay_in_one_uncalibrated_picture(ge
     assert sum(c in "bB" for c in erased) < sum(c in "bB" for c in sc.board) - 3
 
 
+def test_an_endgames_few_dark_men_stained_like_their_squares_stay_in_one_uncalibrated_picture(get_bench_draw,
+                                                                                              monkeypatch):
+    """The same with two dark men left: the default colour model lumps both with the bare squares. Two are
+    fewer than the three that made a reading blind before, and colours learned from it took both away."""
+    import vision.pipeline as pipeline
+    from vision.bench import render_bench_scene
+
+    i, params, _, _, _ = get_bench_draw(1, 12, dark_like=True)
+    board = "..w....w...b.w.......w..b......."
+    sc = render_bench_scene(i, params, board, None, False)
+    profile = {"corners": {"a1": list(sc.corners["a1"])}}
+    assert _men(VisionPipeline(profile=profile).process(sc.image).board) == board
+    rule = pipeline.blind_to_dark_men
+    monkeypatch.setattr(pipeline, "blind_to_dark_men", lambda labels, net, least=3: (net == 2).sum() >= least and rule(
+        labels, net, least))  # the rule as it was: blind only with three or more
+    erased = _men(VisionPipeline(profile=profile).process(sc.image).board)
+    assert erased[11] == erased[24] == "."  # both dark men gone (the colours saw one elsewhere)
+
+
 @given(st.integers(0, 12), st.integers(0, 12), st.integers(0, 8), st.integers(0, 2**32 - 1))
 @settings(max_examples=80, deadline=None)
 def test_a_colour_reading_is_blind_to_dark_men_only_when_it_lumps_most_of_them(dark, lumped, other, seed):
-    """Blind: at least three of the network's dark men, and at least half of them, read as bare squares.
-    Squares read otherwise (light men, dark men the network did not see) never count."""
+    """Blind: at least three of the network's dark men, and at least half of them, read as bare squares; where
+    the network sees fewer than three, every one of them, and the colours see no more dark men elsewhere.
+    Squares read otherwise (light men, dark men the network did not see) count only there."""
     from vision.pipeline import blind_to_dark_men
 
     rng = np.random.default_rng(seed)
@@ -405,7 +425,11 @@ def test_a_colour_reading_is_blind_to_dark_men_only_when_it_lumps_most_of_them(d
     colours[:lumped] = 0
     colours[dark + other:] = rng.integers(0, 3, 32 - dark - other)  # the network's bare squares: anything
     order = rng.permutation(32)
-    assert blind_to_dark_men(colours[order], net[order]) == (lumped >= 3 and 2 * lumped >= dark)
+    if dark >= 3:
+        blind = lumped >= 3 and 2 * lumped >= dark
+    else:  # an endgame's few dark men: all of them lumped, and no more dark men found by the colours
+        blind = 0 < lumped == dark and int((colours == 2).sum()) <= dark
+    assert blind_to_dark_men(colours[order], net[order]) == blind
 
 
 @given(st.lists(st.integers(0, 2), min_size=32, max_size=32), st.lists(st.integers(0, 2), min_size=32, max_size=32),
