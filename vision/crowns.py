@@ -1,6 +1,6 @@
 """The crown reader: for a piece, man or king, from its height strip (a small convolutional network).
 
-A crowned king is two men stacked (čl. 3.4). Under a tilted camera its height strip (``vision.heights``:
+A crowned king is two men stacked (čl. 3.6). Under a tilted camera its height strip (``vision.heights``:
 the square's lightness along the direction away from the camera, at the picture's own resolution) shows
 two discs: the near rim, the seam between the discs, the top landing twice as far as a man's. Where
 along the strip those arcs fall depends on the camera and the board's size in the picture, so the reader

@@ -1,6 +1,6 @@
 """Height strips: each dark square's lightness along the direction away from the camera, at full resolution.
 
-A crowned king is two men stacked (čl. 3.4 of the rules: the dáma is marked by a second piece on the first).
+A crowned king is two men stacked (čl. 3.6 of the rules: the dáma is marked by a second piece on the first).
 Seen under a tilted camera, anything above the board plane lands in the board's top view shifted away
 from the camera's foot by its height times the local shift per unit height (``vision.viewpoint``): a
 man's top rim by its height, a king's by twice that, with a seam between its two discs halfway up its

@@ -1,6 +1,6 @@
 """A king's colour read from its upper disc where its own square leaves the square network torn.
 
-A king is two men stacked (čl. 3.4). Under a tilted camera anything above the board lands in the top view
+A king is two men stacked (čl. 3.6). Under a tilted camera anything above the board lands in the top view
 shifted away from the camera by its height times the square's shift per unit height (``vision.viewpoint``):
 a man's top face one piece height beyond its square's centre, a king's two. At 44–49° of tilt the shift is
 1.5–2 squares per square of height, so with discs 0.2–0.3 of a square tall a king's top face lands 0.6–1.2

@@ -578,7 +578,7 @@ class VisionPipeline:
         if not hand and self.squares == "net":
             pieces = crowned_from(prob, pieces, KING_BESIDE_MEN_SEEN if self._crown[4] else KING_ON_ITS_BOARD)
         if hidden.any() and self.squares == "net":
-            # A fingertip resting on a man is as tall as a king's second disc (čl. 3.4): a king read beside
+            # A fingertip resting on a man is as tall as a king's second disc (čl. 3.6): a king read beside
             # a square under the hand, where the network sees a little of the finger too (before the colours'
             # veto on "covered", which can turn the finger itself into the king), is not sure. Hidden,
             # it waits for the hand to leave, as that square does. (Beside a light square taken for covered
