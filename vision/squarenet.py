@@ -402,7 +402,9 @@ def crowned_from(prob: np.ndarray, labels: np.ndarray, king_threshold: float) ->
     crowned. Only men change, and only to a king of their colour: a bar other than decide's never moves
     a square to another colour or out of "covered"."""
     labels = np.asarray(labels)
-    more = decide(prob, king_threshold=king_threshold)[0]
+    # "covered" was decided with the caller's bar (or a rule read the piece under it), so it is not decided
+    # again here: a man whose "covered" lies between the two bars is crowned as any other
+    more = decide(prob, king_threshold=king_threshold, covered_threshold=np.inf)[0]
     return np.where(((labels == 1) | (labels == 2)) & (more == labels + 2), more, labels)
 
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from vision.crowns import default_crown_reader
@@ -165,6 +165,7 @@ def test_decide_reports_kings_only_when_sure():
 
 @settings(max_examples=80, deadline=None)
 @given(st.integers(0, 2**32 - 1), st.floats(0.5, 0.99), st.floats(0.5, 0.99))
+@example(281, 0.5, 0.96875)  # a light man whose "covered" (0.9501) lies between decide's default bar and the caller's
 def test_a_lower_king_bar_crowns_men_only_and_reads_as_decide_would(seed, bar, covered):
     """crowned_from never changes a square's colour or "covered": it crowns men, and only those decide itself
     crowns at that bar."""
