@@ -11,11 +11,14 @@ COLOURS = {"w": (240, 240, 240), "b": (40, 40, 40), "W": (240, 240, 240), "B": (
 
 
 MASKED = (160, 160, 160)  # squares read from the game instead of the camera (dama.masking): a grey cross
+FLAT = (200, 120, 60)  # squares where a king's height does not show (vision.crown_view): a corner triangle
 
 
-def draw_overlay(frame: np.ndarray, res, highlight=(), masked=()) -> np.ndarray:
+def draw_overlay(frame: np.ndarray, res, highlight=(), masked=(), flat_crowns: bool = False) -> np.ndarray:
     """A copy of ``frame`` with the 8×8 grid, piece marks (kings ringed twice), highlighted squares and a
-    grey cross on each ``masked`` square (read from the game, not the camera).
+    grey cross on each ``masked`` square (read from the game, not the camera). With ``flat_crowns``, a blue
+    triangle in the lower left corner of each dark square where the camera does not show a king's height
+    (``res.crown_px`` under ``vision.crown_view.KING_SHOWN_PX``): a king there may read as a man.
 
     ``res`` is a :class:`vision.pipeline.FrameResult`; nothing is drawn but a note when it has no board.
     """
@@ -38,6 +41,11 @@ def draw_overlay(frame: np.ndarray, res, highlight=(), masked=()) -> np.ndarray:
             p = img(np.array([a, b])).round().astype(np.int32)
             cv2.line(out, tuple(p[0]), tuple(p[1]), grid, scale, cv2.LINE_AA)
     hl, muted = set(highlight), set(masked)
+    flat: set[str] = set()
+    if flat_crowns and res.crown_px is not None:
+        from vision.crown_view import KING_SHOWN_PX
+
+        flat = {name for name, px in zip(SQUARE_NAMES, res.crown_px, strict=True) if px < KING_SHOWN_PX}
     for n, name in enumerate(SQUARE_NAMES):
         f, r = "abcdefgh".index(name[0]), int(name[1]) - 1
         c = img(np.array([[(f + 0.5) * cell, (7 - r + 0.5) * cell]]))[0]
@@ -49,10 +57,14 @@ def draw_overlay(frame: np.ndarray, res, highlight=(), masked=()) -> np.ndarray:
             cv2.circle(out, centre, rad, (0, 0, 255) if ch in "wbWB" else COLOURS[ch], scale, cv2.LINE_AA)
             if ch in "WB":
                 cv2.circle(out, centre, rad + 3 * scale, (0, 215, 255), scale, cv2.LINE_AA)
-        if name not in muted and name not in hl:
+        if name not in muted and name not in hl and name not in flat:
             continue
         quad = img(np.array([[f * cell, (7 - r) * cell], [(f + 1) * cell, (7 - r) * cell],
                              [(f + 1) * cell, (8 - r) * cell], [f * cell, (8 - r) * cell]])).round().astype(np.int32)
+        if name in flat:  # the corner at the square's a1 side: quad[3]
+            tri = img(np.array([[f * cell, (8 - r) * cell], [(f + 0.3) * cell, (8 - r) * cell],
+                                [f * cell, (7.7 - r) * cell]])).round().astype(np.int32)
+            cv2.fillConvexPoly(out, tri, FLAT, cv2.LINE_AA)
         if name in muted:
             for a, b in ((0, 2), (1, 3)):
                 cv2.line(out, tuple(quad[a]), tuple(quad[b]), MASKED, 2 * scale, cv2.LINE_AA)

@@ -30,6 +30,7 @@ from vision.classify import (
     explains_worse,
     light_reference,
 )
+from vision.crown_view import crown_px
 from vision.crowns import (
     KING_LOGIT,
     N_CROWN_INPUTS,
@@ -179,6 +180,9 @@ class FrameResult:
     ms: float = 0.0
     homography: np.ndarray | None = None  # image -> canonical top view (TOPVIEW_SIZE px, White below)
     confidence: np.ndarray = field(default_factory=lambda: np.zeros(32))
+    # picture pixels between where a king's top and a man's land on each square, observation order
+    # (vision.crown_view; a man MAN_HEIGHT of a square thick): under KING_SHOWN_PX a king may pass for a man
+    crown_px: np.ndarray | None = None
 
     def to_json(self) -> dict:
         """The ``dama recognize --json`` shape."""
@@ -236,7 +240,7 @@ class VisionPipeline:
         self._crown: tuple | None = None
         self.men_seen: MenSeen | None = None  # the men of a known position, the crown reader's yardstick
         self._own_colours: tuple | None = None  # (fit, colour model or None) of _colours_of_this_picture
-        self._view_for: tuple | None = None  # (fit, frame size, shift, strip maps) of _viewpoint
+        self._view_for: tuple | None = None  # (fit, frame size, shift, strip maps, crown px) of _viewpoint
         self._camera: tuple[np.ndarray, tuple[int, int]] | None = None  # (K, its picture size) from a calibrated lens
         self._fixed_h: np.ndarray | None = None  # lattice -> image from corners the user set (profile)
         self._fixed: BoardFit | None = None  # that fit, measured on the first frame (parity, contrast)
@@ -605,6 +609,7 @@ class VisionPipeline:
             hand=hand,
             homography=image_to_topview(corners, TOPVIEW_SIZE),
             confidence=np.where(hidden[order], 0.0, conf[order]),
+            crown_px=self._view_for[4][order] if self._view_for is not None else None,
         )
         self._last = [fit, res, 0]
         return res
@@ -695,8 +700,9 @@ class VisionPipeline:
         sample maps (vision.heights), computed once per board fit and kept while tracking."""
         if self._view_for is None or self._view_for[0] is not fit or self._view_for[1] != size:
             centres = dark_cells(fit.bright_parity) + 0.5
-            shift = viewpoint(fit.h, size, self._camera_matrix(size)).shift(centres)
-            self._view_for = (fit, size, shift, strip_maps(fit.h, centres, shift))
+            view = viewpoint(fit.h, size, self._camera_matrix(size))
+            shift = view.shift(centres)
+            self._view_for = (fit, size, shift, strip_maps(fit.h, centres, shift), crown_px(view, fit.h, centres))
         return self._view_for[2], self._view_for[3]
 
     def _camera_matrix(self, size: tuple[int, int]) -> np.ndarray | None:
@@ -989,10 +995,10 @@ class VisionPipeline:
         return _read_back(res.board, board), res
 
     def draw_overlay(self, frame: np.ndarray, res: FrameResult, highlight: list[str] | tuple = (),
-                     masked: list[str] | tuple = ()) -> np.ndarray:
+                     masked: list[str] | tuple = (), flat_crowns: bool = False) -> np.ndarray:
         from vision.overlay import draw_overlay
 
-        return draw_overlay(frame, res, highlight, masked)
+        return draw_overlay(frame, res, highlight, masked, flat_crowns)
 
 
 def read_squares(x: np.ndarray, d: np.ndarray | None = None, hand_seen: bool = False,
