@@ -129,6 +129,13 @@ class Tally:
     kings_by_crown: dict[str, list[int]] = field(default_factory=dict)  # crown shift band -> [kings, found]
     squares_right_shown: int = 0  # exact, but a king whose height cannot be seen may read as a man
     boards_right_shown: int = 0
+    # the same where the pipeline's own estimate (FrameResult.crown_px, vision.crown_view) says a king's height
+    # shows: what a user is told at calibration and on the overlay
+    squares_right_said: int = 0
+    boards_right_said: int = 0
+    squares_said: int = 0  # squares the pipeline says show a king's height (of the boards it found)
+    squares_seen: int = 0  # squares of the boards it found
+    kings_said_shown: list[int] = field(default_factory=lambda: [0, 0])  # kings there [in view, found]
     # boards wrong (kings as men) only by "?" on squares in view that a hand partly covers (under
     # OCCLUSION_FRACTION of the centre): how many of the wrong boards are a finger's edge, not a misreading
     partly_covered_only: int = 0
@@ -147,27 +154,37 @@ class Tally:
 
     def add_board(self, got: str, truth: str, occluded: str, tilt: float = 0.0,
                   crown: np.ndarray | None = None, scene: int | None = None, hand: bool = False,
-                  share: np.ndarray | None = None) -> None:
+                  share: np.ndarray | None = None, said: np.ndarray | None = None) -> None:
         """Score one read board; ``crown`` (32,) is :func:`crown_px` of the scene (None: every height shows).
         A board wrong where a king's height shows is listed in ``wrong`` (its squares named, ``scene`` its
         index, ``hand`` whether a hand is over it). ``share`` (32,): how much of each square's centre the
         hand covers; a square in view that the hand partly covers is named with its share, and a board
         wrong (kings as men) only by ``?`` on such squares is counted in ``partly_covered_only``. The
-        figures themselves do not change: a square counts as hidden from ``OCCLUSION_FRACTION`` on."""
+        figures themselves do not change: a square counts as hidden from ``OCCLUSION_FRACTION`` on.
+        ``said`` (32,): the pipeline's own estimate of ``crown`` (``FrameResult.crown_px``; None where no board
+        was found: nothing shows); scored like ``crown`` from ``KING_SHOWN_PX`` on."""
+        from vision.crown_view import KING_SHOWN_PX
         from vision.geometry import SQUARE_NAMES
 
         band = "0-20°" if tilt < 20 else "20-35°" if tilt < 35 else "35-50°"
         crown = np.full(32, np.inf) if crown is None else crown
         share = np.zeros(32) if share is None else share
-        right = right_c = right_s = 0
+        if said is not None:
+            self.squares_seen += 32
+            self.squares_said += int(np.count_nonzero(said >= KING_SHOWN_PX))
+        said = np.full(32, np.inf) if said is None else said  # no board found: every square is wrong anyway
+        right = right_c = right_s = right_d = 0
         bad: list[str] = []
         partly_only = True  # every square wrong by colour is a "?" on a square the hand partly covers
-        for name, g, t, o, c, f in zip(SQUARE_NAMES, got, truth, occluded, crown, share, strict=True):
+        for name, g, t, o, c, f, d in zip(SQUARE_NAMES, got, truth, occluded, crown, share, said, strict=True):
             if t in "WB" and o == "0":
                 for table, key in ((self.kings, band), (self.kings_by_crown, _crown_band(c))):
                     k = table.setdefault(key, [0, 0])
                     k[0] += 1
                     k[1] += g == t
+                if d >= KING_SHOWN_PX:
+                    self.kings_said_shown[0] += 1
+                    self.kings_said_shown[1] += g == t
             self.kings_said += g in "WB"
             self.kings_said_right += g in "WB" and g == t
             ok, ok_c = square_right(g, t, o)
@@ -175,6 +192,7 @@ class Tally:
             right += ok
             right_c += ok_c
             right_s += shown
+            right_d += ok or (ok_c and g != "?" and t in "WB" and d < KING_SHOWN_PX)
             partly = o == "0" and f > 0
             partly_only &= ok_c or (g == "?" and partly)
             if not shown:
@@ -191,6 +209,8 @@ class Tally:
         self.boards_right += right == 32
         self.boards_right_colour += right_c == 32
         self.boards_right_shown += right_s == 32
+        self.squares_right_said += right_d
+        self.boards_right_said += right_d == 32
         self.partly_covered_only += right_c < 32 and partly_only
         if not hand:
             self.handless += 1
@@ -214,6 +234,15 @@ class Tally:
             f"boards {100 * self.boards_right_shown / n:.2f} % (a king whose top lands < {CROWN_SHOWS_PX:g} px "
             f"beyond a man's may read as a man)",
         ]
+        if self.squares_seen:
+            from vision.crown_view import KING_SHOWN_PX, MAN_HEIGHT
+
+            k_in, k_found = self.kings_said_shown
+            per_square = 100 * self.squares_right_said / max(self.squares, 1)
+            out.append(f"  where dama says so     per square {per_square:.3f} %, "
+                       f"boards {100 * self.boards_right_said / n:.2f} %, kings there {k_found}/{k_in} (its own "
+                       f"estimate: a king's top ≥ {KING_SHOWN_PX:g} px beyond a man {MAN_HEIGHT:g} of a square "
+                       f"thick, on {100 * self.squares_said / self.squares_seen:.0f} % of the squares)")
         if self.handless < self.scenes:
             m = max(self.handless, 1)
             out.append(f"  no hand over the board per square {100 * self.handless_squares_right / (32 * m):.3f} %, "
@@ -645,7 +674,7 @@ def run_synthetic(n: int, size: tuple[int, int], seed: int, thick: bool = False,
             elif res.orientation_ok == (not mirrored) and a1_ok:
                 tally.orient_right += 1
             tally.add_board(res.board, board, occluded, params.tilt_deg, crown, scene=i, hand=hand_on_board,
-                            share=scene.hand_share)
+                            share=scene.hand_share, said=res.crown_px)
             if hand is not None:
                 skin[1] += tally.boards_right_colour > right_before
         if (i + 1) % 10 == 0 or i + 1 == n:

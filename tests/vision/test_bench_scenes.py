@@ -134,6 +134,29 @@ def test_boards_read_wrong_are_listed_by_square_where_a_kings_height_shows():
                        "scene 11: a1 w read b (hidden)"]
 
 
+def test_kings_are_also_scored_where_the_pipeline_itself_says_their_height_shows():
+    """The "where dama says so" line: a king read as a man counts wrong only where the pipeline's own estimate
+    (``said``, FrameResult.crown_px) says its height shows, whatever the scene's truth; a man crowned is wrong
+    anywhere; a board not found (no estimate) is wrong throughout."""
+    from vision.bench import Tally
+    from vision.crown_view import KING_SHOWN_PX
+    from vision.geometry import START_BOARD
+
+    t = Tally()
+    king = "W" + START_BOARD[1:]
+    shows, flat = np.full(32, KING_SHOWN_PX), np.full(32, KING_SHOWN_PX - 0.5)
+    t.add_board(king, king, "0" * 32, crown=np.full(32, 9.0), said=shows)  # found where it says so: right
+    t.add_board(START_BOARD, king, "0" * 32, crown=np.full(32, 9.0), said=flat)  # missed where it says not: right
+    t.add_board(START_BOARD, king, "0" * 32, crown=np.full(32, 1.0), said=shows)  # missed where it says so: wrong
+    t.add_board("W" + START_BOARD[1:], START_BOARD, "0" * 32, crown=np.full(32, 1.0), said=flat)  # a man crowned
+    t.add_board("?" * 32, king, "0" * 32, crown=np.full(32, 9.0))  # not found
+    t.scenes = 5
+    assert t.boards_right_said == 2 and t.kings_said_shown == [3, 1]
+    assert t.squares_seen == 4 * 32 and t.squares_said == 2 * 32
+    line = next(x for x in t.lines("rendered") if "where dama says so" in x)
+    assert "boards 40.00 %" in line and "kings there 1/3" in line and "on 50 % of the squares" in line
+
+
 def test_a_square_a_hand_partly_covers_is_named_with_its_share_and_the_figures_stay():
     """A square in view (under a fifth of its centre under the hand) that reads `?` stays wrong, but
     `--wrong` says how much of it the hand covers, and a board wrong only by such squares is counted apart;
