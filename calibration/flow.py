@@ -344,7 +344,8 @@ class CalibrationFlow:
             vision_adapter.set_colour_model(profile, model)
         self.say("[5/5] Check")
         dark, light = dark_square_samples(frame, corners)
-        reading = vision_adapter.pipeline_reading(frame, profile) or classify(model, vec)[0]
+        result = vision_adapter.pipeline_result(frame, profile)
+        reading = result.board if result is not None else classify(model, vec)[0]
         problems = check_start(reading, dark)
         for p in problems:
             self.say("      " + p.message)
@@ -354,6 +355,11 @@ class CalibrationFlow:
         self.say("      " + light_report.message())
         checklist.append(CheckItem("pieces read correctly", not problems, f"{good}/32 squares"))
         checklist.append(CheckItem("lighting acceptable", light_report.ok, light_report.message()))
+        kings = vision_adapter.crown_verdict(result)
+        if kings is not None:  # advice, not a fault: in a game the referee knows the kings (čl. 3.6)
+            everywhere, line = kings
+            self.say("      " + line)
+            checklist.append(CheckItem("kings' height in view", True if everywhere else None, line))
         checklist.append(lens_item)
         self._print_checklist(checklist)
         return FlowResult(profile, checklist, intrinsics=lens, orientation=orientation, problems=problems,

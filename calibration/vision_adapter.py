@@ -83,13 +83,31 @@ def learn_with_pipeline(frame: np.ndarray, profile: Profile) -> tuple[dict[str, 
     return dict(pipeline.profile()), None
 
 
-def pipeline_reading(frame: np.ndarray, profile: Profile) -> str | None:
-    """The observation string the vision pipeline reads with this profile, or None without a pipeline."""
+def pipeline_result(frame: np.ndarray, profile: Profile) -> Any | None:
+    """What the vision pipeline reads on ``frame`` with this profile (its ``FrameResult``), or None without a
+    pipeline or where it finds no board."""
     cls = _pipeline_class()
     if cls is None:
         return None
     result = cls(pipeline_profile(profile)).process(frame, 0.0)
-    return result.board if getattr(result, "found", False) else None
+    return result if getattr(result, "found", False) else None
+
+
+def pipeline_reading(frame: np.ndarray, profile: Profile) -> str | None:
+    """The observation string the vision pipeline reads with this profile, or None without a pipeline."""
+    result = pipeline_result(frame, profile)
+    return None if result is None else result.board
+
+
+def crown_verdict(result: Any | None) -> tuple[bool, str] | None:
+    """Whether the camera shows kings' height on every dark square, and the line saying where it does
+    (``vision.crown_view.verdict``), for a pipeline result; None without one."""
+    px = getattr(result, "crown_px", None)
+    if px is None:
+        return None
+    from vision.crown_view import KING_SHOWN_PX, verdict
+
+    return bool(np.all(np.asarray(px) >= KING_SHOWN_PX)), verdict(px)
 
 
 def colour_model(profile: Profile) -> ColourModel | None:

@@ -108,7 +108,8 @@ def check(profile: Profile, frame: np.ndarray | None) -> dict[str, Any]:
     vec = square_vectors(frame, corners)
     saved_model = vision_adapter.colour_model(profile)
     model = saved_model or learn_model(vec)  # unsaved: judge this picture as if learned from it
-    reading = vision_adapter.pipeline_reading(frame, profile) or classify(model, vec)[0]
+    result = vision_adapter.pipeline_result(frame, profile)
+    reading = result.board if result is not None else classify(model, vec)[0]
     found_problems = check_start(reading, dark, START)
     problems = [{"square": p.square, "message": p.message} for p in found_problems]
     items.append({"name": "pieces read correctly", "ok": not found_problems,
@@ -116,7 +117,10 @@ def check(profile: Profile, frame: np.ndarray | None) -> dict[str, Any]:
                   + ("" if saved_model else " (colours not learned yet: press Learn colours)")})
     report = lighting(frame, corners, model, light, dark, vec)
     items.append({"name": "lighting acceptable", "ok": report.ok, "detail": report.message()})
-    return {"ok": all(i["ok"] for i in items), "checklist": items, "problems": problems}
+    kings = vision_adapter.crown_verdict(result)
+    if kings is not None:  # advice, not a fault (null): in a game the referee knows the kings (čl. 3.6)
+        items.append({"name": "kings' height in view", "ok": True if kings[0] else None, "detail": kings[1]})
+    return {"ok": all(i["ok"] is not False for i in items), "checklist": items, "problems": problems}
 
 
 def learn(profile: Profile, frame: np.ndarray | None) -> dict[str, Any]:

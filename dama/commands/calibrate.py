@@ -237,13 +237,17 @@ def _colours(args: argparse.Namespace, relearn: bool) -> int:
               "clear the board of hands and objects")
     model = vision_adapter.colour_model(profile)
     assert model is not None
-    reading = vision_adapter.pipeline_reading(frame, profile) or classify(model, vec)[0]
+    result = vision_adapter.pipeline_result(frame, profile)
+    reading = result.board if result is not None else classify(model, vec)[0]
     problems = check_start(reading, dark, START)
     for p in problems:
         print(p.message)
     print(f"{32 - len(problems)}/32 squares read correctly")
     light_report = lighting(frame, corners, model, light, dark, vec)
     print(light_report.message())
+    kings = vision_adapter.crown_verdict(result)
+    if kings is not None:
+        print(kings[1])
     if relearn:
         print(f"profile saved to {save_profile(profile, target)}")
     return 0 if not problems and light_report.ok else 1

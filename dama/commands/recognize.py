@@ -25,7 +25,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--white-at", choices=("bottom", "top", "left", "right"),
                         help="image side nearest White (overrides the profile and the pieces)")
     parser.add_argument("--json", action="store_true", help="print one JSON object (the default output)")
-    parser.add_argument("--overlay", help="also write the image with the recognized grid and pieces here")
+    parser.add_argument("--overlay", help="also write the image with the recognized grid and pieces here (a blue "
+                        "corner triangle marks each dark square where the camera does not show a king's height)")
 
 
 def _load_profile(path: str) -> dict:
@@ -86,6 +87,6 @@ def run(args: argparse.Namespace) -> int:
             res = vp.process(frame)
             out = res.to_json()
             if args.overlay:
-                cv2.imwrite(args.overlay, vp.draw_overlay(frame, res))
+                cv2.imwrite(args.overlay, vp.draw_overlay(frame, res, flat_crowns=True))
     print(json.dumps(out))
     return 0 if out["found"] else 1

@@ -47,6 +47,9 @@ def test_guided_flow_runs_every_step_and_ticks_the_checklist(guided):
     assert "[x] lighting acceptable" in text or "light" in text.split("[ ] lighting acceptable:")[1]
     assert rc == (0 if "[ ]" not in text else 1)
     assert f"profile saved to {profile_path}" in text
+    # where the camera shows a king's height: advice, so ticked or left open ([-]), never a fault
+    kings = next(line for line in text.splitlines() if "kings' height in view" in line)
+    assert kings.lstrip().startswith("[x]" if "all 32" in kings else "[-]"), kings
 
 
 def test_profile_matches_the_rendered_camera_and_board(guided):

@@ -87,7 +87,10 @@ def test_find_save_learn_check(setup, scene):
     assert companion.controls[-1] == ("1", "reload_profile", {"path": str(path)})
     learned = client.post("/api/calibration/learn", json={"board": "1"}).get_json()
     assert [i["name"] for i in learned["checklist"]] == ["board found", "orientation correct",
-                                                          "pieces read correctly", "lighting acceptable"]
+                                                          "pieces read correctly", "lighting acceptable",
+                                                          "kings' height in view"]
+    kings = learned["checklist"][4]  # advice, never a fault: ticked where every square shows it, else null
+    assert kings["ok"] in (True, None) and (kings["ok"] is True) == ("all 32" in kings["detail"])
     pieces = learned["checklist"][2]
     read = int(re.fullmatch(r"(\d+)/32 squares", pieces["detail"]).group(1))
     # how many squares the vision pipeline reads right is vision's figure; the page must report it faithfully
