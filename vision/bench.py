@@ -161,8 +161,9 @@ class Tally:
         hand covers; a square in view that the hand partly covers is named with its share, and a board
         wrong (kings as men) only by ``?`` on such squares is counted in ``partly_covered_only``. The
         figures themselves do not change: a square counts as hidden from ``OCCLUSION_FRACTION`` on.
-        ``said`` (32,): the pipeline's own estimate of ``crown`` (``FrameResult.crown_px``; None where no board
-        was found: nothing shows); scored like ``crown`` from ``KING_SHOWN_PX`` on."""
+        ``said`` (32,): the pipeline's own estimate of ``crown`` (``FrameResult.crown_px``), scored like
+        ``crown`` but from ``KING_SHOWN_PX`` on; None where no board was found (every square of it counts,
+        kings included: it is wrong anyway)."""
         from vision.crown_view import KING_SHOWN_PX
         from vision.geometry import SQUARE_NAMES
 

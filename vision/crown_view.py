@@ -24,7 +24,6 @@ from vision.viewpoint import Viewpoint
 MAN_HEIGHT = 0.2  # squares: a man's thickness when the set's is not known (28–33 mm discs 7–9 mm thick on
 # 40–45 mm squares; the renders draw 0.18–0.3). Taller men show more, so this errs towards "does not show".
 KING_SHOWN_PX = 6.0  # a king's top this far beyond a man's: found 99.6 % of the time on the benchmark
-KING_MAY_SHOW_PX = 3.0  # from here the benchmark counts a king's height as shown (vision.bench.CROWN_SHOWS_PX)
 
 
 def top_at(view: Viewpoint, uv: np.ndarray, z: float) -> np.ndarray:
@@ -46,12 +45,6 @@ def crown_px(view: Viewpoint, h_lattice: np.ndarray, centres: np.ndarray,
     img = p[:, :2] / p[:, 2:3]
     n = len(man)
     return np.linalg.norm(img[n:] - img[:n], axis=1)
-
-
-def shown_share(px: np.ndarray, least: float = KING_SHOWN_PX) -> float:
-    """Share of the squares whose king's top lands at least ``least`` px beyond a man's."""
-    px = np.asarray(px, dtype=np.float64)
-    return float(np.mean(px >= least)) if px.size else 0.0
 
 
 def verdict(px: np.ndarray, least: float = KING_SHOWN_PX) -> str:
@@ -83,4 +76,4 @@ def verdict(px: np.ndarray, least: float = KING_SHOWN_PX) -> str:
             "degrees from straight down), bring it closer, or give it a larger picture")
 
 
-__all__ = ["KING_MAY_SHOW_PX", "KING_SHOWN_PX", "MAN_HEIGHT", "crown_px", "shown_share", "top_at", "verdict"]
+__all__ = ["KING_SHOWN_PX", "MAN_HEIGHT", "crown_px", "top_at", "verdict"]

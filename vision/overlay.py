@@ -17,7 +17,7 @@ FLAT = (200, 120, 60)  # squares where a king's height does not show (vision.cro
 def draw_overlay(frame: np.ndarray, res, highlight=(), masked=(), flat_crowns: bool = False) -> np.ndarray:
     """A copy of ``frame`` with the 8×8 grid, piece marks (kings ringed twice), highlighted squares and a
     grey cross on each ``masked`` square (read from the game, not the camera). With ``flat_crowns``, a blue
-    triangle in the lower left corner of each dark square where the camera does not show a king's height
+    triangle in the corner towards a1 of each dark square where the camera does not show a king's height
     (``res.crown_px`` under ``vision.crown_view.KING_SHOWN_PX``): a king there may read as a man.
 
     ``res`` is a :class:`vision.pipeline.FrameResult`; nothing is drawn but a note when it has no board.
