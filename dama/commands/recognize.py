@@ -25,6 +25,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--white-at", choices=("bottom", "top", "left", "right"),
                         help="image side nearest White (overrides the profile and the pieces)")
     parser.add_argument("--json", action="store_true", help="print one JSON object (the default output)")
+    parser.add_argument("--crown-px", action="store_true",
+                        help="also print \"crown_px\": for each of the 32 dark squares (observation order), how many "
+                        "picture pixels a king's top lands beyond a man's (a man 0.2 of a square thick); under 6 a "
+                        "king may read as a man there")
     parser.add_argument("--overlay", help="also write the image with the recognized grid and pieces here (a blue "
                         "corner triangle marks each dark square where the camera does not show a king's height)")
 
@@ -86,6 +90,8 @@ def run(args: argparse.Namespace) -> int:
             frame = prepare(frame)
             res = vp.process(frame)
             out = res.to_json()
+            if args.crown_px and res.found and res.crown_px is not None:
+                out["crown_px"] = [round(float(v), 1) for v in res.crown_px]
             if args.overlay:
                 cv2.imwrite(args.overlay, vp.draw_overlay(frame, res, flat_crowns=True))
     print(json.dumps(out))

@@ -31,6 +31,24 @@ def test_found(tmp_path, capsys, get_scene):
         assert np.hypot(*np.subtract(data["corners"][k], sc.corners[k])) < 2.0
 
 
+def test_crown_px_is_added_only_when_asked(tmp_path, capsys, get_scene):
+    """`--crown-px` appends, after the contract's keys, how far a king's top lands beyond a man's on each
+    square: the pipeline's own figure, in observation order."""
+    from vision.pipeline import VisionPipeline
+
+    sc = get_scene(3)
+    path = tmp_path / "board.png"
+    cv2.imwrite(str(path), sc.start_image)
+    rc, data = _run(capsys, str(path), "--json", "--crown-px")
+    assert rc == 0
+    assert list(data) == ["found", "corners", "orientation_ok", "board", "ms", "crown_px"]
+    want = VisionPipeline().process(sc.start_image).crown_px
+    assert np.allclose(data["crown_px"], want, atol=0.051) and len(data["crown_px"]) == 32
+    missing = tmp_path / "none.png"
+    rc, data = _run(capsys, str(missing), "--crown-px")
+    assert rc == 1 and list(data) == ["found", "reason"]
+
+
 @pytest.mark.parametrize("kind", ["missing", "corrupt", "black", "half", "text"])
 def test_not_found(tmp_path, capsys, get_scene, kind):
     path = tmp_path / f"{kind}.png"
