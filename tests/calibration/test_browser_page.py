@@ -58,9 +58,11 @@ def drive(page, base: str) -> dict:
     page.click("#btn-auto")  # back to the saved corners
     page.wait_for_selector("#cal-msg:has-text('Using the saved')")
     page.click("#btn-learn")
-    page.wait_for_selector("#cal-checklist li:nth-child(4)")
+    page.wait_for_selector("#cal-checklist li:nth-child(5)")
     items = "els => els.map(e => e.className + ' ' + e.textContent)"
     seen["checklist"] = page.eval_on_selector_all("#cal-checklist li", items)
+    left = "els => els.map(e => e.getBoundingClientRect().left)"
+    seen["checklist_left"] = page.eval_on_selector_all("#cal-checklist li", left)
     return seen
 
 
@@ -79,6 +81,11 @@ def test_page_in_chromium(tmp_path):
     assert seen["grid_before"] != seen["grid_dragged"] != seen["grid_keyboard"]
     assert seen["checklist"][0].startswith("ok board found")
     assert any(re.fullmatch(r"(ok|bad) pieces read correctly: \d+/32 squares", item) for item in seen["checklist"])
+    # where the camera shows a king's height: ticked, or shown as advice (a dash), never as a fault
+    kings = r"(ok|advice) kings' height in view: a king's height shows on"
+    assert any(re.match(kings, item) for item in seen["checklist"])
+    # every item on the page where it belongs (a class shared with the skip link once hid one off screen)
+    assert len(set(seen["checklist_left"])) == 1 and seen["checklist_left"][0] > 0
     assert (tmp_path / "p.json").exists()
 
 

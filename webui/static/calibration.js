@@ -117,7 +117,7 @@
     const list = $('cal-checklist');
     list.replaceChildren(...data.checklist.map((item) => {
       const li = document.createElement('li');
-      li.className = item.ok === true ? 'ok' : item.ok === false ? 'bad' : 'skip';
+      li.className = item.ok === true ? 'ok' : item.ok === false ? 'bad' : 'advice';  // not 'skip': the skip link's class
       li.textContent = `${item.name}: ${item.detail}`;
       return li;
     }));
