@@ -27,24 +27,30 @@ KING_SHOWN_PX = 6.0  # a king's top this far beyond a man's: found 99.6 % of the
 
 
 def top_at(view: Viewpoint, uv: np.ndarray, z: float) -> np.ndarray:
-    """(N, 2) lattice point where a point ``z`` squares above each lattice point ``uv`` is seen."""
+    """(N, 2) lattice point where a point ``z`` squares above each lattice point ``uv`` is seen; NaN when the
+    camera is not above that height (the ray from it through the point never meets the board)."""
     uv = np.asarray(uv, dtype=np.float64).reshape(-1, 2)
-    lift = z / max(view.height - z, 1e-6)
+    lift = z / (view.height - z) if view.height > z else np.nan
     return uv + (uv - view.nadir) * lift
 
 
 def crown_px(view: Viewpoint, h_lattice: np.ndarray, centres: np.ndarray,
              man_height: float = MAN_HEIGHT) -> np.ndarray:
     """(N,) picture pixels between where a king's top and a man's top land, on lattice ``centres`` (N, 2),
-    for a camera at ``view`` and the lattice → picture homography ``h_lattice``."""
-    man = top_at(view, centres, man_height)
-    king = top_at(view, centres, 2.0 * man_height)
-    pts = np.concatenate([man, king]).reshape(-1, 1, 2)
+    for a camera at ``view`` and the lattice → picture homography ``h_lattice``. Where a top would land
+    at or beyond the horizon (a degenerate fit) the answer is 0: nothing can be said to show there."""
+    base = np.asarray(centres, dtype=np.float64).reshape(-1, 2)
+    man = top_at(view, base, man_height)
+    king = top_at(view, base, 2.0 * man_height)
     h = np.asarray(h_lattice, dtype=np.float64)
-    p = np.c_[pts.reshape(-1, 2), np.ones(len(pts))] @ h.T
-    img = p[:, :2] / p[:, 2:3]
-    n = len(man)
-    return np.linalg.norm(img[n:] - img[:n], axis=1)
+    p = np.c_[np.concatenate([base, man, king]), np.ones(3 * len(base))] @ h.T
+    with np.errstate(divide="ignore", invalid="ignore"):
+        img = p[:, :2] / p[:, 2:3]
+    on, m, k = np.split(np.arange(len(p)), 3)
+    d = np.linalg.norm(img[k] - img[m], axis=1)
+    # the tops lie in front of the camera where the homography's scale has the sign it has on the board
+    ahead = (np.sign(p[m, 2]) == np.sign(p[on, 2])) & (np.sign(p[k, 2]) == np.sign(p[on, 2]))
+    return np.where(np.isfinite(d) & ahead, d, 0.0)
 
 
 def verdict(px: np.ndarray, least: float = KING_SHOWN_PX) -> str:

@@ -62,6 +62,20 @@ def test_nothing_moves_straight_below_the_camera_and_taller_men_show_more():
     assert (crown_px(view, h, centres, 0.3) > crown_px(view, h, centres, 0.2)).all()
 
 
+def test_a_degenerate_fit_says_nothing_shows_rather_than_infinity():
+    """A top that would land at or beyond the horizon (a fit the camera could not have) gives 0, never inf
+    or NaN (which `dama recognize --crown-px` could not print as JSON)."""
+    project, view = _pinhole(30.0, 0.0, 12.0, 900.0)
+    h = cv2.getPerspectiveTransform(LATTICE, project(np.c_[LATTICE, np.zeros(4)]).astype(np.float32))
+    low = Viewpoint(nadir=view.nadir, height=0.3, focal=view.focal)  # below a king's top: rays never meet
+    centres = np.array([[0.5, 0.5], [4.5, 4.5], [7.5, 7.5]])
+    for v in (low, Viewpoint(nadir=view.nadir, height=0.2, focal=view.focal)):
+        px = crown_px(v, h, centres, 0.2)
+        assert np.isfinite(px).all() and (px >= 0).all()
+    assert (crown_px(low, h, centres, 0.2) == 0).all()
+    assert (crown_px(view, -h, centres, 0.2) > 0).all()  # a homography's sign is arbitrary
+
+
 def test_the_pipelines_own_estimate_follows_the_scenes_camera():
     """On rendered boards from nearly straight above to steep, FrameResult.crown_px (a man MAN_HEIGHT thick)
     is the renderer's own distance between the two tops, scaled to that man: within a fifth and a pixel on
