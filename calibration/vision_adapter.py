@@ -3,8 +3,9 @@
 - :func:`find_board_points`: the four outer corners of the playing area in a frame (unnamed; naming is
   calibration's job, see :mod:`calibration.board`). Uses the vision pipeline when it exists, otherwise
   the localization stage directly.
-- :func:`pipeline_reading`: what the vision pipeline reads on a frame with a profile, so the pre-game
+- :func:`pipeline_result`: what the vision pipeline reads on a frame with a profile, so the pre-game
   check tests the very recognizer the game will use. ``None`` when the pipeline is not available.
+- :func:`crown_verdict`: where that reading's camera shows a king's height, as the check says it.
 - :func:`pipeline_profile`: the dict the vision pipeline is built from, taken from a calibration profile
   (the pipeline's own learned data, with the calibrated corners put in).
 - :func:`colour_model` / :func:`set_colour_model`: the one colour model (vision's), as the profile
@@ -91,12 +92,6 @@ def pipeline_result(frame: np.ndarray, profile: Profile) -> Any | None:
         return None
     result = cls(pipeline_profile(profile)).process(frame, 0.0)
     return result if getattr(result, "found", False) else None
-
-
-def pipeline_reading(frame: np.ndarray, profile: Profile) -> str | None:
-    """The observation string the vision pipeline reads with this profile, or None without a pipeline."""
-    result = pipeline_result(frame, profile)
-    return None if result is None else result.board
 
 
 def crown_verdict(result: Any | None) -> tuple[bool, str] | None:

@@ -64,18 +64,16 @@ def verdict(px: np.ndarray, least: float = KING_SHOWN_PX) -> str:
     if n == total:
         return f"a king's height shows on all {total} dark squares: kings are read from the picture"
 
-    def listed(names: list[str]) -> str:
+    def listed(want: bool) -> str:  # the squares that do (or do not) show it, the first eight named
+        names = [s for s, ok in zip(SQUARE_NAMES, shown, strict=True) if ok == want]
         return ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
 
     if n == 0:
         where = f"a king's height shows on none of the {total} dark squares: a king may pass for a man anywhere"
     elif 2 * n >= total:
-        where = (f"a king's height shows on {n}/{total} dark squares; on "
-                 f"{listed([s for s, ok in zip(SQUARE_NAMES, shown, strict=True) if not ok])} a king may pass "
-                 "for a man")
+        where = f"a king's height shows on {n}/{total} dark squares; on {listed(False)} a king may pass for a man"
     else:
-        where = (f"a king's height shows on {n}/{total} dark squares, only on "
-                 f"{listed([s for s, ok in zip(SQUARE_NAMES, shown, strict=True) if ok])}; elsewhere a king "
+        where = (f"a king's height shows on {n}/{total} dark squares, only on {listed(True)}; elsewhere a king "
                  "may pass for a man")
     return (where + ". In a game the referee knows every king; to read kings from the picture too (a position "
             "set up with kings), move the camera off to a side of the board and tilt it towards it (25-45 "

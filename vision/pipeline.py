@@ -408,7 +408,7 @@ class VisionPipeline:
         top = warp_lattice(frame, fit.h)
         feat = features(top, fit.bright_parity)
         # where pieces lean (vision.viewpoint): a tall piece's top over the light square behind it is no hand
-        shift, maps = self._viewpoint(fit, (frame.shape[1], frame.shape[0]))
+        shift, maps, crowns = self._viewpoint(fit, (frame.shape[1], frame.shape[0]))
         covered, strong = light_cover(feat, fit.bright_parity, fit.contrast)
         leaned = covered & leaned_over(feat, fit.bright_parity, shift, strong) if covered.any() else covered
         covered, strong = covered & ~leaned, strong & ~leaned
@@ -609,7 +609,7 @@ class VisionPipeline:
             hand=hand,
             homography=image_to_topview(corners, TOPVIEW_SIZE),
             confidence=np.where(hidden[order], 0.0, conf[order]),
-            crown_px=self._view_for[4][order] if self._view_for is not None else None,
+            crown_px=crowns[order],
         )
         self._last = [fit, res, 0]
         return res
@@ -695,15 +695,17 @@ class VisionPipeline:
         # disc shows its side where a man shows its top (one light king read dark on 1000 regular scenes).
         return with_colour_model(prob, model, vec, temper=COLOUR_WEIGHT, keep_kings=KING_KEPT, reachable=reachable)
 
-    def _viewpoint(self, fit: BoardFit, size: tuple[int, int]) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
-        """The dark cells' top-view shift per unit height (32, 2) (vision.viewpoint) and their height strips'
-        sample maps (vision.heights), computed once per board fit and kept while tracking."""
+    def _viewpoint(self, fit: BoardFit, size: tuple[int, int]
+                   ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray], np.ndarray]:
+        """The dark cells' top-view shift per unit height (32, 2) (vision.viewpoint), their height strips'
+        sample maps (vision.heights) and how far a king's top lands beyond a man's on each (32,)
+        (vision.crown_view), in lattice order, computed once per board fit and kept while tracking."""
         if self._view_for is None or self._view_for[0] is not fit or self._view_for[1] != size:
             centres = dark_cells(fit.bright_parity) + 0.5
             view = viewpoint(fit.h, size, self._camera_matrix(size))
             shift = view.shift(centres)
             self._view_for = (fit, size, shift, strip_maps(fit.h, centres, shift), crown_px(view, fit.h, centres))
-        return self._view_for[2], self._view_for[3]
+        return self._view_for[2], self._view_for[3], self._view_for[4]
 
     def _camera_matrix(self, size: tuple[int, int]) -> np.ndarray | None:
         """The calibrated camera matrix for pictures of ``size`` (scaled from the calibration's), or None."""
