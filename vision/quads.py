@@ -79,8 +79,9 @@ def side_contrast(gray: np.ndarray, quads: np.ndarray, pols: np.ndarray) -> np.n
 
 
 def _block_sizes(size: int, windows: tuple[float, ...] = WINDOWS) -> list[int]:
-    """Adaptive-threshold windows: a few squares wide for boards from a third of the frame to all of it."""
-    return [int(size * f) // 2 * 2 + 1 for f in windows]
+    """Adaptive-threshold windows: a few squares wide for boards from a third of the frame to all of it;
+    odd and at least 3 px, as OpenCV requires (a picture under 40 px across would otherwise ask for 1)."""
+    return [max(3, int(size * f) // 2 * 2 + 1) for f in windows]
 
 
 def _approx_quad(contour: np.ndarray, area: float) -> tuple | None:

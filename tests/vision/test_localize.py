@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vision.localize import NotFound, localize, to_gray
 
@@ -461,3 +463,27 @@ def test_half_a_start_position_is_refused_by_calibration(get_bench_draw, seed, i
     report = vp.learn_start_position(img)
     assert not report["ok"] and "start position" in report["reason"]
     assert vp.model is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(w=st.integers(1, 90), h=st.integers(1, 90), kind=st.sampled_from(["noise", "flat", "checker", "board"]),
+       seed=st.integers(0, 2**16))
+def test_a_picture_of_any_small_size_gives_an_answer_never_an_error(w, h, kind, seed):
+    """Every picture size a camera or a file can hand over is answered: a thumbnail or a strip a few
+    pixels across once made OpenCV's adaptive threshold assert (a window of 1 px), a traceback instead of
+    "not found" (``dama recognize`` promises never one). Noise and flat grey are never taken for a board."""
+    from vision.pipeline import VisionPipeline
+
+    rng = np.random.default_rng(seed)
+    if kind == "noise":
+        img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    elif kind == "flat":
+        img = np.full((h, w, 3), int(rng.integers(0, 256)), np.uint8)
+    else:
+        yy, xx = np.mgrid[0:h, 0:w]
+        side = max(1, min(w, h) // (8 if kind == "board" else int(rng.integers(2, 12))))
+        img = np.where(((yy // side + xx // side) % 2 == 0)[..., None], 190, 70).astype(np.uint8).repeat(3, axis=2)
+    res = VisionPipeline().process(img)
+    assert isinstance(res.found, bool)
+    if kind in ("noise", "flat"):
+        assert not res.found and res.reason
