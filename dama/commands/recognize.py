@@ -4,7 +4,9 @@
 
 Prints ``{"found": true, "corners": {...}, "orientation_ok": ..., "board": "<32 chars>", "ms": ...}``, or
 ``{"found": false, "reason": "..."}`` for a missing or corrupt file, a blank frame, no board or only part
-of one. Exit status 0 when a board was found, 1 when not, 2 for a bad profile. With a calibration
+of one. Exit status 0 when a board was found, 1 when not, 2 for a bad profile or an ``--overlay`` path
+that cannot be written (checked before the picture is read: its folder must exist and OpenCV must know
+its extension). With a calibration
 profile whose lens was calibrated, the picture is undistorted first and the corners are pixels of the
 undistorted picture (as the profile's own corners are).
 """
@@ -70,29 +72,68 @@ def _pipeline(args: argparse.Namespace) -> tuple[Any, Callable[[Any], Any]] | in
         return 2
 
 
-def run(args: argparse.Namespace) -> int:
+def _read_image(path: Path) -> tuple[Any, str]:
+    """(the BGR picture, "") or (None, why not): a missing path, a folder, an empty, unreadable or
+    undecodable file each get their own reason, never a traceback (OpenCV asserts on an empty buffer)."""
     import cv2
     import numpy as np
 
+    if not path.exists():
+        return None, "no such file"
+    if not path.is_file():
+        return None, "not a file"
+    try:
+        data = np.fromfile(str(path), dtype=np.uint8)
+    except OSError as exc:
+        return None, f"cannot read the file ({exc.strerror or exc})"
+    if data.size == 0:
+        return None, "empty file"
+    try:
+        frame = cv2.imdecode(data, cv2.IMREAD_COLOR)
+    except cv2.error:
+        frame = None
+    if frame is None or frame.size == 0:
+        return None, "not a readable image"
+    return frame, ""
+
+
+def _unwritable(path: Path) -> str:
+    """Why ``path`` cannot take the overlay picture, or "" (its folder exists, OpenCV writes its type)."""
+    import cv2
+
+    if path.is_dir():
+        return "it is a folder"
+    if not path.parent.is_dir():
+        return f"no such folder {path.parent}"
+    try:
+        known = cv2.haveImageWriter(str(path))
+    except cv2.error:
+        known = False
+    return "" if known else "unknown picture type (use .png or .jpg)"
+
+
+def run(args: argparse.Namespace) -> int:
+    import cv2
+
+    if args.overlay and (why := _unwritable(Path(args.overlay))):
+        print(f"dama recognize: cannot write the overlay to {args.overlay}: {why}", file=sys.stderr)
+        return 2
     made = _pipeline(args)
     if isinstance(made, int):
         return made
     vp, prepare = made
-    path = Path(args.image)
-    frame = None
-    if not path.is_file():
-        out = {"found": False, "reason": f"no such file: {args.image}"}
+    frame, why = _read_image(Path(args.image))
+    if frame is None:
+        out = {"found": False, "reason": f"{why}: {args.image}"}
     else:
-        frame = cv2.imdecode(np.fromfile(str(path), dtype=np.uint8), cv2.IMREAD_COLOR)
-        if frame is None:
-            out = {"found": False, "reason": f"not a readable image: {args.image}"}
-        else:
-            frame = prepare(frame)
-            res = vp.process(frame)
-            out = res.to_json()
-            if args.crown_px and res.found and res.crown_px is not None:
-                out["crown_px"] = [round(float(v), 1) for v in res.crown_px]
-            if args.overlay:
-                cv2.imwrite(args.overlay, vp.draw_overlay(frame, res, flat_crowns=True))
+        frame = prepare(frame)
+        res = vp.process(frame)
+        out = res.to_json()
+        if args.crown_px and res.found and res.crown_px is not None:
+            out["crown_px"] = [round(float(v), 1) for v in res.crown_px]
+        if args.overlay and not cv2.imwrite(args.overlay, vp.draw_overlay(frame, res, flat_crowns=True)):
+            print(json.dumps(out))  # the reading is not lost with the picture
+            print(f"dama recognize: could not write the overlay to {args.overlay}", file=sys.stderr)
+            return 2
     print(json.dumps(out))
     return 0 if out["found"] else 1

@@ -49,10 +49,16 @@ def test_crown_px_is_added_only_when_asked(tmp_path, capsys, get_scene):
     assert rc == 1 and list(data) == ["found", "reason"]
 
 
-@pytest.mark.parametrize("kind", ["missing", "corrupt", "black", "half", "text"])
+@pytest.mark.parametrize("kind", ["missing", "corrupt", "black", "half", "text", "empty", "folder", "thumbnail"])
 def test_not_found(tmp_path, capsys, get_scene, kind):
     path = tmp_path / f"{kind}.png"
-    if kind == "corrupt":
+    if kind == "empty":  # OpenCV asserts on an empty buffer
+        path.write_bytes(b"")
+    elif kind == "folder":
+        path.mkdir()
+    elif kind == "thumbnail":  # a board 30 px across: once an assertion in the adaptive threshold
+        cv2.imwrite(str(path), cv2.resize(get_scene(3).start_image, (40, 24), interpolation=cv2.INTER_AREA))
+    elif kind == "corrupt":
         path.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 4)
     elif kind == "text":
         path = tmp_path / "notes.txt"
@@ -68,6 +74,23 @@ def test_not_found(tmp_path, capsys, get_scene, kind):
     rc, data = _run(capsys, str(path), "--json")
     assert rc == 1
     assert data["found"] is False and data["reason"]
+    if kind in ("empty", "folder"):
+        assert data["reason"] == f"{'empty file' if kind == 'empty' else 'not a file'}: {path}"
+
+
+@pytest.mark.parametrize("where", ["no such folder", "unknown picture type", "a folder"])
+def test_an_overlay_that_cannot_be_written_is_refused_before_any_work(tmp_path, capsys, get_scene, where):
+    img = tmp_path / "b.png"
+    cv2.imwrite(str(img), get_scene(3).start_image)
+    overlay = {"no such folder": tmp_path / "none" / "o.png", "unknown picture type": tmp_path / "o.xyz",
+               "a folder": tmp_path}[where]
+    assert main(["recognize", str(img), "--overlay", str(overlay)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "cannot write the overlay" in captured.err
+    assert (where.split()[-1] if where != "a folder" else "folder") in captured.err
+    assert not (tmp_path / "none").exists() and not (tmp_path / "o.xyz").exists()
+    rc, data = _run(capsys, str(img), "--overlay", str(tmp_path / "o.jpg"))
+    assert rc == 0 and data["found"] is True and cv2.imread(str(tmp_path / "o.jpg")) is not None
 
 
 def test_bad_profile(tmp_path, capsys, get_scene):
