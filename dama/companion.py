@@ -108,6 +108,8 @@ class BoardSession:
         self.standing = StandingDifferences()  # squares that keep contradicting the game: masking suggested
         self.t = 0.0
         self.frames = 0
+        self.vision_errors = 0  # frames vision failed on and the loop skipped (_vision_failed)
+        self._vision_errors_told: set[str] = set()
         self.fps = 0.0
         self._last_wall: float | None = None
         self._dt = 0.0
@@ -157,10 +159,14 @@ class BoardSession:
             self.fps = 1.0 / self._dt if self._dt > 0 else 0.0
         self._last_wall = now
         self.frames += 1
-        result = self.vision.process(image, t)
-        if self.learning and getattr(result, "found", False) and not getattr(result, "hand", False):
-            self._learn(image, t)
+        try:
             result = self.vision.process(image, t)
+            if self.learning and getattr(result, "found", False) and not getattr(result, "hand", False):
+                self._learn(image, t)
+                result = self.vision.process(image, t)
+        except Exception as exc:  # one frame vision cannot read must not end a game being recorded
+            self._vision_failed(exc, t)
+            return
         with self._frame_lock:
             self._frame, self._result = image, result
         found = bool(getattr(result, "found", False))
@@ -179,6 +185,22 @@ class BoardSession:
                 self._still_setting_up(stable, off, t)
             else:
                 self.observe(stable, t)
+
+    def _vision_failed(self, exc: Exception, t: float) -> None:
+        """Skip a frame vision failed on, as if the camera had dropped it: the stabilizer never sees it, the
+        game stands as it was, and the next frame is read as usual. Each kind of failure is logged with its
+        traceback and told once as a ``vision_error`` notice; the count is in the board's state, so a
+        camera whose every frame fails shows it rather than going quiet (a bug in vision would otherwise
+        end the whole recording, as it did for a frame a few pixels across)."""
+        self.vision_errors += 1
+        what = f"{type(exc).__name__}: {exc}".splitlines()[0][:200]
+        if what in self._vision_errors_told:
+            log.debug("board %s: vision failed again on a frame (%s)", self.board, what)
+            return
+        self._vision_errors_told.add(what)
+        log.error("board %s: vision failed on a frame, skipped", self.board, exc_info=exc)
+        self.emit({"event": "notice", "kind": "vision_error",
+                   "message": f"vision could not read a frame ({what}); it was skipped, the game goes on"}, t)
 
     def _setup_squares(self, observation: str) -> list[str]:
         """Before the first move (and with no alert open), the squares that show ``observation`` is a board
@@ -428,6 +450,7 @@ class BoardSession:
                 "fps": round(self.fps, 1),
                 "t": round(self.t, 3),
                 "frames": self.frames,
+                "vision_errors": self.vision_errors,  # frames skipped because vision failed on them
                 "observation": self.observation,
                 "masked": square_names(self.masked),
                 "source": {"name": self.source, "message": self.source_message},

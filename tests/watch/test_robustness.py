@@ -124,3 +124,40 @@ def test_latest_frames_keeps_only_the_newest():
     got = [f.index for f in grab]
     assert got[-1] == 99 and len(got) < 100 and got == sorted(got)
     assert grab.skipped == 100 - len(got)
+
+
+def test_frames_vision_fails_on_are_skipped_and_the_game_goes_on(tmp_path):
+    """A frame vision raises on (a latent bug, a glitched picture) is skipped as a dropped one: the moves
+    around it are all recorded, the failure is told once as a notice, and the board's state counts the
+    frames skipped. Before, one such frame ended the board's whole recording."""
+    from fakes import ListSource
+
+    script = demo_script()
+    clean = [s.board for s in script.steps if s.kind in ("start", "move")][:9]
+    frames = list(frames_for(clean, fps=10))
+    bad = set(range(40, 46)) | set(range(90, 93))  # within a held state and within a hand's passing
+
+    class FailingVision(FakeVision):
+        n = 0
+
+        def process(self, frame, t):
+            FailingVision.n += 1
+            if FailingVision.n - 1 in bad:
+                raise RuntimeError("cannot read this frame")
+            return super().process(frame, t)
+
+    sessions = []
+
+    def on_started(companion, url):
+        sessions.extend(companion.session(b) for b in companion.boards())
+
+    out = io.StringIO()
+    assert watch(cfg(tmp_path, "frames", vision_factory=FailingVision,
+                     source_factory=lambda spec, fast=False, on_status=None: ListSource(frames, on_status=on_status),
+                     on_started=on_started), out=out) == 0
+    assert pdn_moves((tmp_path / "g.pdn").read_text()) == script.moves[:8]
+    ev = events(tmp_path)
+    told = [e for e in ev if e["event"] == "notice" and e.get("kind") == "vision_error"]
+    assert len(told) == 1 and "cannot read this frame" in told[0]["message"] and "skipped" in told[0]["message"]
+    assert not [e for e in ev if e["event"] == "violation"]
+    assert sessions and sessions[0].snapshot()["vision_errors"] == len(bad)

@@ -89,6 +89,7 @@
     else if (src.name) parts.push(src.name);
     if (s.fps) parts.push(s.fps + ' frames per second');
     if ((s.masked || []).length) parts.push('read from the game, not the camera: ' + s.masked.join(', '));
+    if (s.vision_errors) parts.push(s.vision_errors + (s.vision_errors === 1 ? ' frame' : ' frames') + ' skipped: vision failed on them (see the log)');
     $('camera-info').textContent = parts.join(' · ');
   }
 
