@@ -43,6 +43,7 @@ from vision.crowns import (
     share_of,
     split_inputs,
 )
+from vision.frames import as_bgr8
 from vision.geometry import CORNER_NAMES, START_BOARD, image_to_topview
 from vision.heights import height_strips, strip_maps
 from vision.king_tops import with_king_tops
@@ -386,12 +387,12 @@ class VisionPipeline:
         return moved if window_evidence(gray, moved)[0] >= window_evidence(gray, fit)[0] else fit
 
     def process(self, frame: np.ndarray, t: float = 0.0) -> FrameResult:
-        """Recognize one BGR frame taken at time ``t`` (seconds)."""
+        """Recognize one frame taken at time ``t`` (seconds): 8-bit BGR, or grey, BGRA, 16-bit or float, read
+        as 8-bit BGR (:func:`vision.frames.as_bgr8`; anything else is not found, with the reason)."""
         t0 = time.perf_counter()
-        if frame is None or not isinstance(frame, np.ndarray) or frame.ndim not in (2, 3) or frame.size == 0:
-            return FrameResult(found=False, reason="not an image")
-        if frame.ndim == 2:
-            frame = cv2.cvtColor(frame, cv2.COLOR_GRAY2BGR)
+        frame = as_bgr8(frame)  # grey, BGRA, 16-bit and float pictures too (vision.frames)
+        if isinstance(frame, str):
+            return FrameResult(found=False, reason=frame)
         try:
             fit, tracking = self._locate(frame)
         except NotFound as exc:
@@ -912,6 +913,9 @@ class VisionPipeline:
         class is a ValueError.
         """
         known, board = board, _board_to_learn(board)
+        frame = as_bgr8(frame)
+        if isinstance(frame, str):
+            return {"ok": False, "reason": frame}  # as for a frame with no board in it
         self.reset_tracking()
         saved_side = self._rotation, self._a1_xy
         self._rotation = None
@@ -1000,7 +1004,8 @@ class VisionPipeline:
                      masked: list[str] | tuple = (), flat_crowns: bool = False) -> np.ndarray:
         from vision.overlay import draw_overlay
 
-        return draw_overlay(frame, res, highlight, masked, flat_crowns)
+        picture = as_bgr8(frame)
+        return draw_overlay(frame if isinstance(picture, str) else picture, res, highlight, masked, flat_crowns)
 
 
 def read_squares(x: np.ndarray, d: np.ndarray | None = None, hand_seen: bool = False,
