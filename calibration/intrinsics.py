@@ -34,12 +34,19 @@ def find_pattern(frame: np.ndarray, spec: PatternSpec) -> np.ndarray | None:
     """
     gray = _gray(frame)
     size = spec.inner
-    found, corners = cv2.findChessboardCornersSB(gray, size, flags=cv2.CALIB_CB_NORMALIZE_IMAGE)
+    if min(gray.shape) < 3 * (min(size) + 1) or max(gray.shape) < 3 * (max(size) + 1):
+        return None  # under 3 px a square: no pattern to see (and OpenCV's detectors assert on such pictures)
+    try:
+        found, corners = cv2.findChessboardCornersSB(gray, size, flags=cv2.CALIB_CB_NORMALIZE_IMAGE)
+        classic = not found
+        if classic:
+            flags = cv2.CALIB_CB_ADAPTIVE_THRESH | cv2.CALIB_CB_NORMALIZE_IMAGE
+            found, corners = cv2.findChessboardCorners(gray, size, flags=flags)
+    except cv2.error:  # a picture the detectors refuse shows no pattern
+        return None
     if not found:
-        flags = cv2.CALIB_CB_ADAPTIVE_THRESH | cv2.CALIB_CB_NORMALIZE_IMAGE
-        found, corners = cv2.findChessboardCorners(gray, size, flags=flags)
-        if not found:
-            return None
+        return None
+    if classic:  # the SB detector's corners are sub-pixel already
         criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 40, 0.01)
         # search window: a third of the smallest corner spacing, so it never reaches the next corner
         pts = corners.reshape(-1, 2)

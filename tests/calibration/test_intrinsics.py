@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from calib_render import pattern_views
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from calibration.intrinsics import ViewCollector, find_pattern, solve
 from calibration.pattern import PatternSpec
@@ -119,3 +121,13 @@ def test_the_draughts_board_is_never_taken_for_the_pattern():
         for noise in range(5):
             image = render_scene("wwwwwwwwwwww........bbbbbbbbbbbb", params, seed=noise).image
             assert find_pattern(image, spec) is None, (seed, noise)
+
+
+@settings(max_examples=40, deadline=None)
+@given(w=st.integers(1, 80), h=st.integers(1, 80), grey=st.booleans(), seed=st.integers(0, 2**16))
+def test_a_picture_of_any_small_size_shows_no_pattern_and_raises_nothing(w, h, grey, seed):
+    """A thumbnail in a folder source made OpenCV's classic detector assert, a traceback out of
+    `dama calibrate`; a picture of any size is now simply one without the pattern."""
+    rng = np.random.default_rng(seed)
+    frame = rng.integers(0, 256, (h, w) if grey else (h, w, 3), dtype=np.uint8)
+    assert find_pattern(frame, PatternSpec()) is None
