@@ -135,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
         return _guided(args)
     except (ValueError, CornerError, ProfileError, SourceError) as exc:
         return _fail(str(exc))
+    except OSError as exc:  # a file to write in a folder that does not exist, a disk full, no permission
+        return _fail(f"{exc.filename}: {exc.strerror}" if exc.filename and exc.strerror else str(exc))
 
 
 def _pattern(args: argparse.Namespace) -> int:

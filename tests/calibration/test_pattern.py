@@ -72,3 +72,14 @@ def test_pdf_renders_at_exact_size_in_a_real_reader(tmp_path):
     grid = corners.reshape(spec.inner[1], spec.inner[0], 2)
     step = np.median(np.linalg.norm(np.diff(grid, axis=1), axis=2))
     assert step == pytest.approx(25.0 / 25.4 * 144, rel=0.005)
+
+
+def test_a_pattern_for_a_folder_that_does_not_exist_is_a_clear_error(tmp_path, capsys):
+    from dama.cli import main
+
+    out = tmp_path / "none" / "pattern.pdf"
+    assert main(["calibrate", "pattern", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{out}: No such file or directory" in err and "Traceback" not in err
+    assert main(["calibrate", "pattern", "--out", str(tmp_path / "pattern.pdf")]) == 0
+    assert (tmp_path / "pattern.pdf").read_bytes().startswith(b"%PDF")
