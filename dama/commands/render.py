@@ -63,12 +63,15 @@ def read_script(text: str, name: str = "script") -> list[str]:
 def run(args: argparse.Namespace) -> int:
     try:
         size = parse_size(args.size)
-        if args.fps <= 0 or args.fps > 240:
+        # written so that NaN fails each test too (every comparison with NaN is false)
+        if not 0 < args.fps <= 240:
             raise ValueError("--fps must be in (0, 240]")
-        if args.hold < 0:
-            raise ValueError("--hold must not be negative")
+        if not 0 <= args.hold <= 3600:
+            raise ValueError("--hold must be between 0 and 3600 seconds")
         if not 0 <= args.tilt <= 60:
             raise ValueError("--tilt must be between 0 and 60 degrees")
+        if args.seed < 0:
+            raise ValueError("--seed must not be negative")
         if not 0 <= args.shake <= 10 or args.bumps < 0:
             raise ValueError("--shake must be between 0 and 10 degrees and --bumps not negative")
         if args.script == "-":

@@ -66,6 +66,8 @@ def test_bad_script_names_the_line(tmp_path, capsys, content: str, needle: str) 
 @pytest.mark.parametrize("args,needle", [
     (["--size", "big"], "--size"), (["--fps", "0"], "--fps"), (["--hold", "-1"], "--hold"),
     (["--shake", "20"], "--shake"), (["--bumps", "-1"], "--bumps"), (["--tilt", "80"], "--tilt"),
+    (["--seed", "-1"], "--seed"), (["--fps", "nan"], "--fps"), (["--hold", "inf"], "--hold"),
+    (["--tilt", "nan"], "--tilt"), (["--shake", "nan"], "--shake"),
 ])
 def test_bad_options(tmp_path, capsys, args, needle) -> None:
     script = tmp_path / "s.txt"
