@@ -877,6 +877,9 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError:
         print(f"dama bench vision: --size must look like 1280x720, not {args.size!r}", file=sys.stderr)
         return 2
+    if not (16 <= w <= 8192 and 16 <= h <= 8192) or args.n < 1 or args.seed < 0:
+        print("dama bench vision: --size 16..8192 a side, --n at least 1 and --seed not negative", file=sys.stderr)
+        return 2
     cv2.setNumThreads(1)  # the figures are per core
     kinds = "".join([", thick pieces"] * args.thick_pieces + [", printed boards"] * args.printed_boards
                     + [", pieces off centre"] * args.off_centre + [", seamless kings"] * args.seamless_kings

@@ -364,3 +364,13 @@ def test_a_board_without_a_hand_read_as_one_is_held_still_to_see_whether_it_is_p
     tally = Tally(hands=1, false_hands=3, false_hands_held=1)
     line = next(x for x in tally.lines("rendered") if "hands over the board" in x)
     assert f"3 frames without one flagged as a hand, 1 of them still a hand or '?' over {HELD_FRAMES} frames" in line
+
+
+@pytest.mark.parametrize("args", [["--seed", "-1"], ["--n", "0"], ["--n", "-3"], ["--size", "5x5"], ["--size", "big"]])
+def test_bad_benchmark_options_are_refused_before_any_work(capsys, args):
+    """A negative seed used to end in numpy's traceback after the header; no scene is rendered now."""
+    from vision.bench import main
+
+    assert main(["--no-photos", *args]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "dama bench vision: --" in captured.err
