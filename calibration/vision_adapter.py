@@ -64,6 +64,8 @@ def pipeline_profile(profile: Profile) -> dict[str, Any]:
     if profile.board is not None:
         data["corners"] = {k: list(profile.board.corners[k]) for k in CORNER_NAMES}
         data["fixed_corners"] = bool(profile.board.fixed)
+        if profile.board.image_size:  # the pictures the corners were set in: another camera resolution scales them
+            data["image_size"] = list(profile.board.image_size)
     if profile.camera is not None:  # the lens's focal length: how far a piece's top shifts (vision.viewpoint)
         data["camera"] = {"size": list(profile.camera.size), "K": [list(map(float, r)) for r in profile.camera.K]}
     else:

@@ -246,6 +246,9 @@ class VisionPipeline:
         self._fixed_h: np.ndarray | None = None  # lattice -> image from corners the user set (profile)
         self._fixed: BoardFit | None = None  # that fit, measured on the first frame (parity, contrast)
         self._window: np.ndarray | None = None  # image corners of the window calibration read back (4×2)
+        # the picture size (w, h) the pixel positions above belong to (a1, window, fixed corners, men seen);
+        # a camera that changes resolution has them scaled (_follow_size)
+        self._image_size: tuple[int, int] | None = None
         self.colour_weight = COLOUR_WEIGHT  # the learned colour model's vote against the network's
         self._net_prob: np.ndarray | None = None  # the network's own probabilities of the last frame (lattice)
         self._last: list | None = None  # [fit, FrameResult, frames reused] of the last full reading
@@ -275,6 +278,15 @@ class VisionPipeline:
             self.men_seen = men if men.model == default_crown_reader().digest else None  # another model's logits
         if profile.get("camera") is not None:
             self._camera = _camera_of(profile["camera"])
+        size = profile.get("image_size")
+        if size is not None:
+            try:
+                w, h = (int(v) for v in size)
+            except (TypeError, ValueError):
+                raise ValueError(f"profile image_size must be [width, height], not {size!r}") from None
+            if w <= 0 or h <= 0:
+                raise ValueError(f"profile image_size must be positive, not {size!r}")
+            self._image_size = (w, h)
         corners = profile.get("corners")
         if corners and "a1" in corners:
             self._a1_xy = (float(corners["a1"][0]), float(corners["a1"][1]))
@@ -307,6 +319,7 @@ class VisionPipeline:
             "fixed_corners": self._fixed_h is not None,
             "colour_weight": self.colour_weight,
             "men_seen": self.men_seen.to_json() if self.men_seen is not None else None,
+            "image_size": list(self._image_size) if self._image_size is not None else None,
         }
 
     @property
@@ -323,6 +336,36 @@ class VisionPipeline:
         self._crown = None
         self._own_colours = None
         self._last = None
+
+    def _follow_size(self, size: tuple[int, int]) -> None:
+        """Keep the remembered pixel positions on the board when the pictures change size.
+
+        White's side is kept as the picture position of a1 (from the profile or an earlier frame), the
+        calibrated window and the user's fixed corners as picture corners, the men seen as picture
+        points. A camera that comes back from a reconnection at another resolution, or a stream switched
+        to another quality, shows the same view scaled: every position is scaled with it. Unscaled, a1's
+        old position landed near another corner of the board, and the game's next position was read
+        turned round, a false "illegal move". The tracked fit and the settled view belong to the old
+        pictures and are dropped.
+        """
+        if self._image_size is None:
+            self._image_size = size
+            return
+        if size == self._image_size:
+            return
+        sx, sy = size[0] / self._image_size[0], size[1] / self._image_size[1]
+        if self._a1_xy is not None:
+            self._a1_xy = (self._a1_xy[0] * sx, self._a1_xy[1] * sy)
+        if self._window is not None:
+            self._window = self._window * np.array([sx, sy])
+        if self._fixed_h is not None:
+            self._fixed_h = np.diag([sx, sy, 1.0]) @ self._fixed_h
+            self._fixed = None  # measured again on the next frame
+        if self.men_seen is not None:
+            self.men_seen = replace(self.men_seen, points=self.men_seen.points * np.array([sx, sy]))
+        self._image_size = size
+        self.reset_tracking()
+        self._rotation = None
 
     def _locate(self, frame: np.ndarray) -> tuple[BoardFit, bool]:
         if self._fixed_h is not None:
@@ -393,6 +436,7 @@ class VisionPipeline:
         frame = as_bgr8(frame)  # grey, BGRA, 16-bit and float pictures too (vision.frames)
         if isinstance(frame, str):
             return FrameResult(found=False, reason=frame)
+        self._follow_size((frame.shape[1], frame.shape[0]))
         try:
             fit, tracking = self._locate(frame)
         except NotFound as exc:
@@ -916,6 +960,7 @@ class VisionPipeline:
         frame = as_bgr8(frame)
         if isinstance(frame, str):
             return {"ok": False, "reason": frame}  # as for a frame with no board in it
+        self._follow_size((frame.shape[1], frame.shape[0]))  # before White's side is saved below
         self.reset_tracking()
         saved_side = self._rotation, self._a1_xy
         self._rotation = None
