@@ -58,6 +58,47 @@ LEAN_STILL_COLOUR_TOL = 2 * LEAN_COLOUR_TOL
 SHADOW_HUE_TOL = 4.0  # Lab a*b* units a shadowed light square may stray from the empty colour scaled down
 
 
+def _plane_terms(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """(N, 3): 1, u, v for points of the motion top view in squares from its centre."""
+    return np.stack([np.ones_like(u), u, v], axis=1)
+
+
+_cy, _cx = np.mgrid[0:GRID, 0:GRID] + 0.5 - GRID / 2
+_CELL_TERMS = _plane_terms(_cx.ravel(), _cy.ravel())  # (100, 3) at each square's centre
+_py, _px = (np.mgrid[0:GRID * MCELL, 0:GRID * MCELL] + 0.5) / MCELL - GRID / 2
+_PIXEL_TERMS = _plane_terms(_px.ravel(), _py.ravel())  # (3600, 3) at each pixel
+LIGHT_CHANGED = 0.04  # log change (4 %) of a square's mean colour from which it has changed
+LIGHT_EVERYWHERE = 0.8  # share of the ten by ten squares that must have changed for the light to have
+LIGHT_SAME = 0.01  # log change (1 %) under which, at every pixel, the fitted change counts as none
+CLIPPED = 0.9  # a square's mean channel from which some of it may be clipped white (no measure of the light)
+CLIPPED_PIXEL = 0.96  # a pixel's channel from which it is clipped white
+BRIGHT_L = 70.0  # Lab lightness of the settled view from which a pixel clipped now may just be that, brighter
+
+
+def _cell_means(bgr: np.ndarray) -> np.ndarray:
+    """(GRID², 3) mean colour of each square of a motion top view (BGR 0–1)."""
+    return cv2.resize(bgr, (GRID, GRID), interpolation=cv2.INTER_AREA).reshape(GRID * GRID, 3)
+
+
+def _trimmed_fit(terms: np.ndarray, values: np.ndarray, usable: np.ndarray | None = None,
+                 rounds: int = 3) -> np.ndarray:
+    """(K,) least-squares coefficients of ``values`` (N,) on ``terms`` (N, K) over the ``usable`` points,
+    fitted again without those whose residual lies beyond three robust spreads (a hand, a moved piece).
+    Too few usable points: no change (the power 1, the rest 0)."""
+    keep = np.ones(len(values), dtype=bool) if usable is None else np.asarray(usable, dtype=bool).copy()
+    if keep.sum() < terms.shape[1] * 4:
+        return np.eye(terms.shape[1])[-1]
+    coef = np.linalg.lstsq(terms[keep], values[keep], rcond=None)[0]
+    for _ in range(rounds):
+        res = np.abs(values - terms @ coef)
+        new = keep & (res <= 3.0 * 1.4826 * float(np.median(res[keep])) + 1e-4)
+        if new.sum() < terms.shape[1] * 4 or np.array_equal(new, keep):
+            break
+        keep = new
+        coef = np.linalg.lstsq(terms[keep], values[keep], rcond=None)[0]
+    return coef
+
+
 def light_cover(feat: CellFeatures, bright_parity: int, board_contrast: float) -> tuple[np.ndarray, np.ndarray]:
     """(covered, strong), each (8, 8) bool: light cells that do not look like an empty light square, and
     those departing by far more than any lighting or leaning piece could (one such square is already a
@@ -436,19 +477,64 @@ class HandWatch:
     def reset(self) -> None:
         self._h: np.ndarray | None = None
         self._ref: np.ndarray | None = None
+        self._ref_means: np.ndarray | None = None  # its squares' mean colours, BGR 0–1 (_in_light_of)
         self._prev: np.ndarray | None = None
         self._quiet = 0
         self._unchanged: np.ndarray | None = None  # (GRID, GRID) frames each cell has not changed for
 
-    def _view(self, frame: np.ndarray, h_lattice: np.ndarray) -> np.ndarray:
-        """(GRID·MCELL)² Lab top view of the lattice plus margin."""
+    def _view(self, frame: np.ndarray, h_lattice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(GRID·MCELL)² top view of the lattice plus margin: (Lab, BGR 0–1)."""
         s = 1.0 / WARP_CELL
         m = h_lattice @ np.array([[s, 0.0, -1.0], [0.0, s, -1.0], [0.0, 0.0, 1.0]])
         big = GRID * WARP_CELL
         top = warp_square(frame, m, big)
         small = cv2.resize(top, (GRID * MCELL, GRID * MCELL), interpolation=cv2.INTER_AREA)
-        lab = cv2.cvtColor(small.astype(np.float32) * (1.0 / 255.0), cv2.COLOR_BGR2Lab)
-        return lab
+        bgr = small.astype(np.float32) * (1.0 / 255.0)
+        return cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab), bgr
+
+    @staticmethod
+    def _in_light_of(bgr: np.ndarray, lab: np.ndarray, ref_means: np.ndarray, ref: np.ndarray) -> np.ndarray:
+        """The Lab top view ``lab`` of ``bgr`` as it would look in the light of the reference view whose
+        squares' mean colours are ``ref_means`` (:func:`_cell_means`, BGR 0–1) and whose Lab view is ``ref``;
+        ``lab`` itself where the light has not changed (most frames). A pixel that was bright and is clipped
+        white in ``bgr`` keeps no measure of the new light (a lamp brighter than the camera's range): it is
+        taken as unchanged (one that was not bright is something new, a sleeve, and stays as seen).
+
+        Each colour channel is mapped as ``x ** g · e ** p(u, v)``: a gain that is a plane over the view (a
+        lamp to one side changes one side more; a camera's exposure or white balance jumping, every square
+        alike) and a power for a changed tone curve (the camera's contrast or gamma). The four numbers of
+        each channel are fitted in logs to the ten by ten squares' mean colours, the squares that stray
+        trimmed off.
+
+        A lamp switched on or off, a cloud, a camera's exposure jumping: every square and the margin change
+        together, and against the settled board the margin and the light squares then all read as a hand,
+        so nothing was passed on until the reference was learned again (never, in a game whose moves come
+        faster than ``STALE_FRAMES``). A hand covers a minority of the squares and changes them abruptly,
+        not along a plane: it is trimmed from the fit and still stands out after the match.
+        """
+        cur = np.log(np.maximum(_cell_means(bgr), 1e-3))
+        was = np.log(np.maximum(ref_means, 1e-3))
+        if float(np.mean(np.abs(was - cur).max(axis=1) >= LIGHT_CHANGED)) < LIGHT_EVERYWHERE:
+            # squares as they were: the light has not changed (a hand, an arm, a move change some squares;
+            # a near arm under a steep camera half of them, and a fit then took the arm for the light)
+            return lab
+        logs = np.log(np.maximum(bgr.reshape(-1, 3), 1e-3))
+        out = np.empty_like(logs)
+        same = True
+        # a square clipped white in either view says nothing of the light's change
+        usable = (np.maximum(cur, was) < np.log(CLIPPED)).all(axis=1)
+        for c in range(3):
+            coef = _trimmed_fit(np.column_stack([_CELL_TERMS, cur[:, c]]), was[:, c], usable)
+            pixel = _PIXEL_TERMS @ coef[:3] + coef[3] * logs[:, c]
+            out[:, c] = pixel
+            same &= bool(np.abs(pixel - logs[:, c]).max() < LIGHT_SAME)
+        if same:
+            return lab
+        matched = cv2.cvtColor(np.clip(np.exp(out), 0.0, 1.0).reshape(bgr.shape).astype(np.float32),
+                               cv2.COLOR_BGR2Lab)
+        clipped = (bgr.max(axis=2) >= CLIPPED_PIXEL) & (ref[..., 0] >= BRIGHT_L)
+        matched[clipped] = ref[clipped]
+        return matched
 
     @staticmethod
     def _changed(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -483,7 +569,7 @@ class HandWatch:
         if self._h is None or (not np.array_equal(self._h, h_lattice) and not _same_place(self._h, h_lattice)):
             self.reset()  # another numbering of the lattice: the old views no longer line up
         self._h = h_lattice.copy()
-        view = self._view(frame, h_lattice)
+        view, bgr = self._view(frame, h_lattice)
         light = _light_mask(bright_parity)
         moving = False
         cells = dark_cells(bright_parity)
@@ -504,7 +590,7 @@ class HandWatch:
             changed = np.zeros((GRID, GRID), dtype=bool)
             share = np.zeros((GRID, GRID))
         else:
-            share = self._changed(view, self._ref)
+            share = self._changed(self._in_light_of(bgr, view, self._ref_means, self._ref), self._ref)
             # A view misregistered by more than the pixel allowed (a shaking camera while tracking)
             # changes a little of every square along its edges; a hand changes a few squares a lot.
             spread = DRIFT * float(median_last(share[light]))
@@ -542,7 +628,8 @@ class HandWatch:
         self._quiet = 0 if moving else self._quiet + 1
         calm = static_covered.sum() < 2 and (not hand or self._quiet >= STALE_FRAMES)
         if calm and self._quiet >= self.settle_frames:
-            self._ref = view  # the board as it now stands (a move just made, lighting drift)
+            # the board as it now stands (a move just made, lighting drift)
+            self._ref, self._ref_means = view, _cell_means(bgr)
             settled = True
         return HandReading(foreign=foreign[1:9, 1:9], hidden=hidden, border=border, moving=moving,
                            settled=settled, compared=compared, still=still, view=view,

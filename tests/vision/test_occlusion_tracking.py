@@ -877,3 +877,50 @@ def test_a_hand_held_still_after_the_board_settled_is_no_shadow(deep_shadow_on_a
             res = vp.process(with_hand.image, t)
             t += 0.04
             assert res.found and res.hand, target
+
+
+def _motion_views(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """(Lab, BGR 0–1) motion top views of a rendered board (vision.occlusion.HandWatch._view)."""
+    from vision.occlusion import HandWatch
+
+    from .conftest import scene
+
+    image = scene(seed).image
+    return HandWatch()._view(image, VisionPipeline()._locate(image)[0].h)
+
+
+@settings(max_examples=40, deadline=None)
+@given(gains=st.tuples(*[st.floats(0.55, 1.2)] * 3),
+       slope=st.tuples(st.floats(-0.03, 0.03), st.floats(-0.03, 0.03)), power=st.floats(0.8, 1.25),
+       seed=st.sampled_from([1, 3, 5]), corner=st.tuples(st.integers(1, 5), st.integers(1, 5)))
+def test_a_change_of_light_is_not_a_hand_and_a_hand_still_is(gains, slope, power, seed, corner):
+    """The motion test compares each frame with the settled board. The room's light changing (each colour
+    channel scaled, up to a third more on one side than the other, the tone curve bent) changes every
+    square and is matched away (``HandWatch._in_light_of``); a hand of skin over four squares in the same
+    changed light still stands out, and nothing else does. Within the camera's range: a light that pushes
+    much of the picture past white leaves nothing to match (the camera's exposure would step in)."""
+    from vision.occlusion import CHANGED, HandWatch, _cell_means
+
+    lab, bgr = _motion_views(seed)
+    n = bgr.shape[0]
+    x = (np.arange(n) + 0.5) / n * 10 - 5
+    plane = np.exp(slope[0] * x[None, :] + slope[1] * x[:, None])[..., None]
+
+    def lit(view: np.ndarray) -> np.ndarray:
+        return np.clip(view ** power * np.array(gains, np.float32) * plane, 0, 1).astype(np.float32)
+
+    (r, c), cell = corner, n // 10
+    hand = bgr.copy()
+    hand[r * cell:(r + 2) * cell, c * cell:(c + 2) * cell] = np.array([0.42, 0.52, 0.72], np.float32)  # skin, BGR
+    means = _cell_means(bgr)
+
+    def changed(view: np.ndarray) -> np.ndarray:
+        seen = cv2.cvtColor(view, cv2.COLOR_BGR2Lab)
+        return HandWatch._changed(HandWatch._in_light_of(view, seen, means, lab), lab) > CHANGED
+
+    assert not changed(lit(bgr)).any()
+    shows = changed(hand)  # where the hand stands out in the settled light (not where it looks like the wood)
+    assert shows.any() and not shows[:r].any() and not shows[r + 2:].any()
+    again = changed(lit(hand))
+    assert again[shows].all()  # it stands out there in the changed light too
+    assert (again & ~shows).sum() <= 2  # and at most a rim beside it besides
