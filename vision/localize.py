@@ -121,6 +121,29 @@ def localize_frame(frame: np.ndarray, steep_start: bool = False) -> BoardFit:
     raise failed
 
 
+# A board found elsewhere is covered this far beyond its outer corners (in squares) when another board
+# is looked for beside it: its frame and the shadows along its edges go too.
+COVER_BEYOND = 0.75
+
+
+def localize_beside(frame: np.ndarray, taken: list[BoardFit]) -> BoardFit:
+    """Full detection of another board than those ``taken``: each is covered with the picture's median
+    colour (its playing area and :data:`COVER_BEYOND` of a square round it) and the rest searched as
+    :func:`localize_frame` searches a frame; :class:`NotFound` if no other board is in view.
+
+    A camera over a board in a hall of boards may see part of the next one, and the localizer takes
+    whichever board's lattice it confirms best, not always the one the camera is for. Calibration looks
+    for the board that shows the start position among them, and play for the board where the calibrated
+    or last one stood (:class:`vision.pipeline.VisionPipeline`)."""
+    covered = frame.copy()
+    fill = np.median(frame.reshape(-1, frame.shape[-1] if frame.ndim == 3 else 1), axis=0)
+    grow_by = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]], dtype=np.float64) * COVER_BEYOND
+    for fit in taken:
+        quad = _apply(fit.h, LATTICE_CORNERS + grow_by)
+        cv2.fillConvexPoly(covered, np.round(quad).astype(np.int32), fill.tolist())
+    return localize_frame(covered)
+
+
 # The last attempt, when no view shows a board: lattices grown loosely (vision.lattice.grow) from the
 # full-resolution quads that stand out most from the cells beside them (vision.quads.side_contrast), at
 # most this many seeds, and only those standing out by MIN_CONTRAST. A small board at a steep angle (squares

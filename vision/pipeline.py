@@ -53,6 +53,7 @@ from vision.localize import (
     NotFound,
     check_fit,
     fit_on_corners,
+    localize_beside,
     localize_frame,
     refine,
     shifted,
@@ -111,6 +112,8 @@ from vision.viewpoint import viewpoint
 PROFILE_VERSION = 1
 TOPVIEW_SIZE = 256
 MIN_START_AGREEMENT = 0.75  # share of squares a start-position frame must read back after learning from it
+OTHER_BOARDS = 2  # other boards in view tried when the one found does not read back as the position to learn
+ELSEWHERE = 0.75  # a board found this many of the known board's sides from it is another board (_far_from)
 # (rendered start positions read back 25–32 of 32 on the right window, 20–23 on a window one square off; a
 # board with its pieces on the light squares 9)
 # How far the learned colour model outvotes the square network (vision.squarenet.with_colour_model's
@@ -246,6 +249,7 @@ class VisionPipeline:
         self._fixed_h: np.ndarray | None = None  # lattice -> image from corners the user set (profile)
         self._fixed: BoardFit | None = None  # that fit, measured on the first frame (parity, contrast)
         self._window: np.ndarray | None = None  # image corners of the window calibration read back (4×2)
+        self._place: np.ndarray | None = None  # image corners of the last board found (4×2): where to look first
         # the picture size (w, h) the pixel positions above belong to (a1, window, fixed corners, men seen);
         # a camera that changes resolution has them scaled (_follow_size)
         self._image_size: tuple[int, int] | None = None
@@ -358,6 +362,8 @@ class VisionPipeline:
             self._a1_xy = (self._a1_xy[0] * sx, self._a1_xy[1] * sy)
         if self._window is not None:
             self._window = self._window * np.array([sx, sy])
+        if self._place is not None:
+            self._place = self._place * np.array([sx, sy])
         if self._fixed_h is not None:
             self._fixed_h = np.diag([sx, sy, 1.0]) @ self._fixed_h
             self._fixed = None  # measured again on the next frame
@@ -391,7 +397,18 @@ class VisionPipeline:
         if self._fit is not None and check_fit(frame, self._fit):
             return self._fit, True
         fit = localize_frame(frame)
+        place = self._window if self._window is not None else self._place
+        if place is not None and _far_from(fit, place):
+            # Another board in view (a hall of boards): the one where the calibrated or last board stood is
+            # looked for beside it; a board that really moved that far is found again as before.
+            try:
+                other = localize_beside(frame, [fit])
+            except NotFound:
+                other = None
+            if other is not None and not _far_from(other, place):
+                fit = other
         fit = self._on_known_window(to_gray(frame, fit.view), fit)
+        self._place = orient._img(fit.h, orient.LATTICE_CORNERS)
         # A new fit numbers its lattice afresh: the rotation is found again (from the remembered a1
         # corner if the board is still about where it was, else from the pieces).
         self._rotation = None
@@ -962,7 +979,7 @@ class VisionPipeline:
             return {"ok": False, "reason": frame}  # as for a frame with no board in it
         self._follow_size((frame.shape[1], frame.shape[0]))  # before White's side is saved below
         self.reset_tracking()
-        saved_side = self._rotation, self._a1_xy
+        saved_side = self._rotation, self._a1_xy, self._place
         self._rotation = None
         saved, self.model = (self.model, self.colour_weight), None
         res = self.process(frame)
@@ -990,8 +1007,23 @@ class VisionPipeline:
                 agreement, res = self._learn_on(frame, fit, board)
                 if agreement > best[0]:
                     best = (agreement, res, fit, self.model, self.colour_weight, self._rotation, self._a1_xy)
+            taken = [found]
+            for _ in range(OTHER_BOARDS if best[0] < MIN_START_AGREEMENT else 0):
+                # Another board in view (a hall of boards, the next table's at the picture's edge), which the
+                # localizer may have found first: the one that reads back as the position is the one.
+                try:
+                    other = localize_beside(frame, taken)
+                except NotFound:
+                    break
+                taken.append(other)
+                agreement, res = self._learn_on(frame, other, board)
+                if agreement > best[0]:
+                    best = (agreement, res, other, self.model, self.colour_weight, self._rotation, self._a1_xy)
+                if best[0] >= MIN_START_AGREEMENT:
+                    break
             agreement, res, fit, self.model, self.colour_weight, self._rotation, self._a1_xy = best
             self._fit, self._prob, self._crown = fit, None, None
+            self._place = orient._img(fit.h, orient.LATTICE_CORNERS)
             self._hands.reset()
         if agreement < MIN_START_AGREEMENT and not self.familiar:
             # Last, on a board the network does not know, the colour model's larger say may read it back
@@ -1001,7 +1033,7 @@ class VisionPipeline:
             # Classes learned from a board that is not the start position (a hand over it, pieces not set
             # up, a board whose pieces stand on the light squares) do not even read their own frame back.
             self.model, self.colour_weight = saved
-            self._rotation, self._a1_xy = saved_side
+            self._rotation, self._a1_xy, self._place = saved_side
             self.reset_tracking()
             if board == START_BOARD:
                 why = f"the board does not look like the start position (only {round(agreement * 32)} of 32 squares"
@@ -1051,6 +1083,16 @@ class VisionPipeline:
 
         picture = as_bgr8(frame)
         return draw_overlay(frame if isinstance(picture, str) else picture, res, highlight, masked, flat_crowns)
+
+
+def _far_from(fit: BoardFit, place: np.ndarray) -> bool:
+    """Is the board of ``fit`` elsewhere than the one at image corners ``place`` (4×2): its middle more than
+    :data:`ELSEWHERE` of that board's side away? A bumped camera moves a board less; the next board in a
+    hall stands a side or more away."""
+    place = np.asarray(place, dtype=np.float64)
+    side = float(np.mean(np.linalg.norm(place - np.roll(place, 1, axis=0), axis=1)))
+    here = orient._img(fit.h, orient.LATTICE_CORNERS).mean(axis=0)
+    return float(np.linalg.norm(here - place.mean(axis=0))) > ELSEWHERE * side
 
 
 def read_squares(x: np.ndarray, d: np.ndarray | None = None, hand_seen: bool = False,
