@@ -10,7 +10,9 @@ Two tests, both in the lattice top view:
   and the margin never change in a game, so a change there is a hand, an arm or its shadow, whether
   it moves or holds still. Dark squares change only when pieces move; a changed dark square touching
   a foreign cell is part of the hand. The reference follows the board only while nothing is foreign,
-  so a hand that pauses over the board is never learned as part of it.
+  so a hand that pauses over the board is never learned as part of it. When the room's light changes
+  (nearly every square changed together) the frame is first matched to the reference's light
+  (:meth:`HandWatch._in_light_of`), so a lamp switched on is not a hand that never leaves.
 
 A dark square next to anything foreign is marked ``?``: a hand over it cannot be seen through.
 
