@@ -75,11 +75,50 @@ LIGHT_SAME = 0.01  # log change (1 %) under which, at every pixel, the fitted ch
 CLIPPED = 0.9  # a square's mean channel from which some of it may be clipped white (no measure of the light)
 CLIPPED_PIXEL = 0.96  # a pixel's channel from which it is clipped white
 BRIGHT_L = 70.0  # Lab lightness of the settled view from which a pixel clipped now may just be that, brighter
+# A square of the motion view only relit (a spectator's shadow, a lamp on part of the board): its three
+# channels scaled alike (the largest gain at most RELIT_HUE times the smallest), by RELIT_GAIN at most
+# either way, with its texture kept (each pixel its settled value times the gains, within RELIT_RESIDUAL of
+# the square's mean). A hand or sleeve changes a square's hue or covers its grain.
+RELIT_HUE = 1.12
+RELIT_GAIN = (0.3, 1.6)
+RELIT_RESIDUAL = 0.05
 
 
 def _cell_means(bgr: np.ndarray) -> np.ndarray:
     """(GRID², 3) mean colour of each square of a motion top view (BGR 0–1)."""
     return cv2.resize(bgr, (GRID, GRID), interpolation=cv2.INTER_AREA).reshape(GRID * GRID, 3)
+
+
+def relit_cells(bgr: np.ndarray, ref_bgr: np.ndarray, ask: np.ndarray | None = None) -> np.ndarray:
+    """(GRID, GRID) bool: squares of motion top view ``bgr`` that are the settled view ``ref_bgr`` (both BGR
+    0–1) under other light only, no more (see ``RELIT_HUE``, ``RELIT_GAIN``, ``RELIT_RESIDUAL``); only the
+    squares ``ask`` (GRID, GRID) marks are looked at (all when None). Within a square the light may change
+    along a plane (a shadow's soft edge crossing it)."""
+    out = np.zeros((GRID, GRID), dtype=bool)
+    rows, cols = np.nonzero(np.ones((GRID, GRID), dtype=bool) if ask is None else ask)
+    if len(rows) == 0:
+        return out
+    cells = (GRID, MCELL, GRID, MCELL, 3)
+    cur = bgr.reshape(cells).transpose(0, 2, 1, 3, 4)[rows, cols]  # (K, MCELL, MCELL, 3)
+    ref = ref_bgr.reshape(cells).transpose(0, 2, 1, 3, 4)[rows, cols]
+    cur_m = cur.mean(axis=(1, 2))  # (K, 3)
+    gain = cur_m / np.maximum(ref.mean(axis=(1, 2)), 1e-3)
+    hue_kept = gain.max(axis=1) <= RELIT_HUE * np.maximum(gain.min(axis=1), 1e-3)
+    level = gain.mean(axis=1)
+    in_range = (level >= RELIT_GAIN[0]) & (level <= RELIT_GAIN[1])
+    # the light's change over each square: a plane through its pixels' lightness ratios
+    ratio = cur.mean(axis=3) / np.maximum(ref.mean(axis=3), 0.02)  # (K, MCELL, MCELL)
+    across = (ratio.reshape(len(rows), -1) @ _IN_CELL_PINV.T) @ _IN_CELL_TERMS.T  # (K, MCELL²)
+    across = (across / np.maximum(across.mean(axis=1, keepdims=True), 1e-3)).reshape(-1, MCELL, MCELL, 1)
+    predicted = ref * gain[:, None, None, :] * across
+    residual = np.abs(cur - predicted).mean(axis=(1, 2, 3)) / np.maximum(cur_m.mean(axis=1), 1e-3)
+    out[rows, cols] = hue_kept & in_range & (residual <= RELIT_RESIDUAL)
+    return out
+
+
+_iy, _ix = (np.mgrid[0:MCELL, 0:MCELL] + 0.5) / MCELL - 0.5
+_IN_CELL_TERMS = np.stack([np.ones(MCELL * MCELL), _ix.ravel(), _iy.ravel()], axis=1)  # (36, 3) within a square
+_IN_CELL_PINV = np.linalg.pinv(_IN_CELL_TERMS)
 
 
 def _trimmed_fit(terms: np.ndarray, values: np.ndarray, usable: np.ndarray | None = None,
@@ -479,6 +518,7 @@ class HandWatch:
     def reset(self) -> None:
         self._h: np.ndarray | None = None
         self._ref: np.ndarray | None = None
+        self._ref_bgr: np.ndarray | None = None  # the same view in BGR 0–1 (relit_cells)
         self._ref_means: np.ndarray | None = None  # its squares' mean colours, BGR 0–1 (_in_light_of)
         self._prev: np.ndarray | None = None
         self._quiet = 0
@@ -593,6 +633,9 @@ class HandWatch:
             share = np.zeros((GRID, GRID))
         else:
             share = self._changed(self._in_light_of(bgr, view, self._ref_means, self._ref), self._ref)
+            asked = share > CHANGED
+            if asked.any():  # a square only relit (a shadow standing over part of the board) is as it was
+                share = np.where(relit_cells(bgr, self._ref_bgr, asked), 0.0, share)
             # A view misregistered by more than the pixel allowed (a shaking camera while tracking)
             # changes a little of every square along its edges; a hand changes a few squares a lot.
             spread = DRIFT * float(median_last(share[light]))
@@ -631,7 +674,7 @@ class HandWatch:
         calm = static_covered.sum() < 2 and (not hand or self._quiet >= STALE_FRAMES)
         if calm and self._quiet >= self.settle_frames:
             # the board as it now stands (a move just made, lighting drift)
-            self._ref, self._ref_means = view, _cell_means(bgr)
+            self._ref, self._ref_bgr, self._ref_means = view, bgr, _cell_means(bgr)
             settled = True
         return HandReading(foreign=foreign[1:9, 1:9], hidden=hidden, border=border, moving=moving,
                            settled=settled, compared=compared, still=still, view=view,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from vision.geometry import SQUARE_NAMES, files_ranks_homography
@@ -918,9 +918,35 @@ def test_a_change_of_light_is_not_a_hand_and_a_hand_still_is(gains, slope, power
         seen = cv2.cvtColor(view, cv2.COLOR_BGR2Lab)
         return HandWatch._changed(HandWatch._in_light_of(view, seen, means, lab), lab) > CHANGED
 
+    # within the camera's range: a light that pushes part of the picture past white leaves nothing to match
+    assume(max((lit(v).max(axis=2) >= 0.99).mean() for v in (bgr, hand)) < 0.01)
     assert not changed(lit(bgr)).any()
     shows = changed(hand)  # where the hand stands out in the settled light (not where it looks like the wood)
     assert shows.any() and not shows[:r].any() and not shows[r + 2:].any()
     again = changed(lit(hand))
     assert again[shows].all()  # it stands out there in the changed light too
     assert (again & ~shows).sum() <= 2  # and at most a rim beside it besides
+
+
+@settings(max_examples=40, deadline=None)
+@given(level=st.floats(0.35, 1.5), edge=st.floats(-3.0, 3.0), soft=st.floats(0.5, 1.5),
+       seed=st.sampled_from([1, 3, 5]), corner=st.tuples(st.integers(0, 8), st.integers(0, 8)))
+def test_a_square_only_relit_is_told_from_one_a_hand_covers(level, edge, soft, seed, corner):
+    """A shadow or a lamp over part of the board (any level, an edge anywhere, soft over half a square or
+    more: diffuse hall light) leaves every square relit (``relit_cells``); a hand of skin over a square never
+    is. (A hard shadow edge crossing a square still reads as a change there.)"""
+    from vision.occlusion import relit_cells
+
+    _, bgr = _motion_views(seed)
+    n = bgr.shape[0]
+    x = (np.arange(n) + 0.5) / n * 10 - 5
+    gain = (level + (1 - level) / (1 + np.exp(-(x - edge) / soft))).astype(np.float32)
+    shadowed = np.clip(bgr * gain[None, :, None], 0, 1)
+    unclipped = (bgr * max(level, 1.0)).max(axis=2) < 0.99  # a lamp that clips leaves no grain to compare
+    cells = unclipped.reshape(10, n // 10, 10, n // 10).all(axis=(1, 3))
+    assert relit_cells(shadowed, bgr)[cells].all()
+    (r, c), cell = corner, n // 10
+    hand = shadowed.copy()
+    hand[r * cell:(r + 2) * cell, c * cell:(c + 2) * cell] = np.array([0.42, 0.52, 0.72], np.float32) * gain[
+        c * cell:(c + 2) * cell][None, :, None]
+    assert not relit_cells(hand, bgr)[r:r + 2, c:c + 2].any()

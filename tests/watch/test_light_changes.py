@@ -31,3 +31,24 @@ def test_every_move_is_recorded_while_the_light_changes(tmp_path):
     expected, moves, events = play_opening(tmp_path, params, PLIES, retouch=_room_light)
     assert not [e for e in events if e["event"] == "violation"]
     assert moves == expected
+
+
+def _spectator(frame: np.ndarray, t: float) -> np.ndarray:
+    """From 6 s on, a spectator's shadow over the left 40 % of the picture (60 % of the light, soft-edged)."""
+    if t < 6.0:
+        return frame
+    x = np.arange(frame.shape[1], dtype=np.float32)
+    gain = 0.6 + 0.4 / (1.0 + np.exp(-(x - 0.4 * frame.shape[1]) / 25.0))
+    return np.clip(frame.astype(np.float32) * gain[None, :, None], 0, 255).astype(np.uint8)
+
+
+def test_every_move_is_recorded_under_a_spectators_shadow(tmp_path):
+    """A shadow standing over part of the board changes only some squares, so it is no change of the whole
+    room's light; each square under it keeps its hue and grain, only darker (vision.occlusion.relit_cells).
+    Before, it was a hand that never left: no move recorded after it fell (or, fainter, false alarms)."""
+    from vision.render import random_scene_params
+
+    params = random_scene_params(np.random.default_rng(3), size=(640, 360))  # `dama render --seed 3`'s scene
+    expected, moves, events = play_opening(tmp_path, params, PLIES, retouch=_spectator)
+    assert not [e for e in events if e["event"] == "violation"]
+    assert moves == expected
