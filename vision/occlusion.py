@@ -82,6 +82,7 @@ BRIGHT_L = 70.0  # Lab lightness of the settled view from which a pixel clipped 
 RELIT_HUE = 1.12
 RELIT_GAIN = (0.3, 1.6)
 RELIT_RESIDUAL = 0.05
+RELIT_SETTLE_FRAMES = 25  # frames nothing moved before a view with relit squares is taken as the settled one
 
 
 def _cell_means(bgr: np.ndarray) -> np.ndarray:
@@ -628,6 +629,7 @@ class HandWatch:
             self._unchanged = np.where(step, 0, 1 if self._unchanged is None else self._unchanged + 1)
         self._prev = view
         compared = self._ref is not None
+        relit = None
         if self._ref is None:
             changed = np.zeros((GRID, GRID), dtype=bool)
             share = np.zeros((GRID, GRID))
@@ -635,7 +637,8 @@ class HandWatch:
             share = self._changed(self._in_light_of(bgr, view, self._ref_means, self._ref), self._ref)
             asked = share > CHANGED
             if asked.any():  # a square only relit (a shadow standing over part of the board) is as it was
-                share = np.where(relit_cells(bgr, self._ref_bgr, asked), 0.0, share)
+                relit = relit_cells(bgr, self._ref_bgr, asked)
+                share = np.where(relit, 0.0, share)
             # A view misregistered by more than the pixel allowed (a shaking camera while tracking)
             # changes a little of every square along its edges; a hand changes a few squares a lot.
             spread = DRIFT * float(median_last(share[light]))
@@ -672,7 +675,11 @@ class HandWatch:
         settled = False
         self._quiet = 0 if moving else self._quiet + 1
         calm = static_covered.sum() < 2 and (not hand or self._quiet >= STALE_FRAMES)
-        if calm and self._quiet >= self.settle_frames:
+        # A shadow is learned into the settled board only once it has stood still a while: a hand's shadow
+        # runs ahead of the hand and may pause for a frame or two, and learned then it would read as a change
+        # where it was once it has gone.
+        settle_after = self.settle_frames if relit is None or not relit.any() else RELIT_SETTLE_FRAMES
+        if calm and self._quiet >= settle_after:
             # the board as it now stands (a move just made, lighting drift)
             self._ref, self._ref_bgr, self._ref_means = view, bgr, _cell_means(bgr)
             settled = True
