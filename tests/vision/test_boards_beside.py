@@ -56,3 +56,22 @@ def test_another_board_is_found_beside_the_one_taken():
         localize_beside(picture, [first, second])
     with pytest.raises(NotFound):
         localize_beside(main.image, [localize_frame(main.image)])
+
+
+def test_a_board_moved_far_from_where_it_was_is_still_found():
+    """Play looks for the board where it stood before taking one elsewhere; with no other board in view,
+    a board really moved that far (the camera knocked hard) is the one taken, as before."""
+    sc = scene(2)
+
+    def placed(image: np.ndarray, x: int) -> np.ndarray:
+        small = cv2.resize(image, None, fx=0.45, fy=0.45, interpolation=cv2.INTER_AREA)
+        canvas = np.full((360, 640, 3), 90, np.uint8)
+        canvas[90:90 + small.shape[0], x:x + small.shape[1]] = small
+        return canvas
+
+    vp = VisionPipeline()
+    assert vp.learn_start_position(placed(sc.start_image, 10))["ok"]
+    here = VisionPipeline(vp.profile())
+    res = here.process(placed(sc.image, 340))
+    assert res.found and min(xy[0] for xy in res.corners.values()) > 300
+    assert res.board.lower() == sc.board.lower()
