@@ -31,17 +31,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
-def parse_size(text: str) -> tuple[int, int]:
-    """'1280x720' → (1280, 720); ValueError with the reason otherwise."""
-    try:
-        w, h = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise ValueError(f"--size must look like 1280x720, got {text!r}") from None
-    if not (16 <= w <= 8192 and 16 <= h <= 8192):
-        raise ValueError(f"--size {w}x{h} is out of range (16..8192 per side)")
-    return w, h
-
-
 def read_script(text: str, name: str = "script") -> list[str]:
     """Board states of a script; ValueError naming the first bad line."""
     states = []
@@ -61,6 +50,8 @@ def read_script(text: str, name: str = "script") -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from vision.render.params import parse_size
+
     try:
         size = parse_size(args.size)
         # written so that NaN fails each test too (every comparison with NaN is false)

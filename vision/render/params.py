@@ -387,3 +387,15 @@ def with_printed_board(params: SceneParams, rng: np.random.Generator) -> ScenePa
     """``params`` with a printed board (:func:`printed_palette`) instead of a wooden one."""
     light, dark, frame = printed_palette(rng)
     return replace(params, board_finish="printed", light_wood=light, dark_wood=dark, frame_wood=frame)
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """'1280x720' → (1280, 720) for a ``--size`` option (``dama render``, ``dama bench vision``); ValueError
+    with the reason otherwise, a side outside 16..8192 px included."""
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise ValueError(f"--size must look like 1280x720, got {text!r}") from None
+    if not (16 <= w <= 8192 and 16 <= h <= 8192):
+        raise ValueError(f"--size {w}x{h} is out of range (16..8192 per side)")
+    return w, h
