@@ -61,7 +61,8 @@ SHADOW_HUE_TOL = 4.0  # Lab a*b* units a shadowed light square may stray from th
 
 
 def _plane_terms(u: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """(N, 3): 1, u, v for points of the motion top view in squares from its centre."""
+    """(N, 3): 1, u, v for points ``u``, ``v`` in squares from the centre (of the motion top view, or of one
+    of its squares): the terms of a plane over them."""
     return np.stack([np.ones_like(u), u, v], axis=1)
 
 
@@ -69,6 +70,9 @@ _cy, _cx = np.mgrid[0:GRID, 0:GRID] + 0.5 - GRID / 2
 _CELL_TERMS = _plane_terms(_cx.ravel(), _cy.ravel())  # (100, 3) at each square's centre
 _py, _px = (np.mgrid[0:GRID * MCELL, 0:GRID * MCELL] + 0.5) / MCELL - GRID / 2
 _PIXEL_TERMS = _plane_terms(_px.ravel(), _py.ravel())  # (3600, 3) at each pixel
+_iy, _ix = (np.mgrid[0:MCELL, 0:MCELL] + 0.5) / MCELL - 0.5
+_IN_CELL_TERMS = _plane_terms(_ix.ravel(), _iy.ravel())  # (36, 3) at each pixel of a square, from its centre
+_IN_CELL_PINV = np.linalg.pinv(_IN_CELL_TERMS)
 LIGHT_CHANGED = 0.04  # log change (4 %) of a square's mean colour from which it has changed
 LIGHT_EVERYWHERE = 0.8  # share of the ten by ten squares that must have changed for the light to have
 LIGHT_SAME = 0.01  # log change (1 %) under which, at every pixel, the fitted change counts as none
@@ -115,11 +119,6 @@ def relit_cells(bgr: np.ndarray, ref_bgr: np.ndarray, ask: np.ndarray | None = N
     residual = np.abs(cur - predicted).mean(axis=(1, 2, 3)) / np.maximum(cur_m.mean(axis=1), 1e-3)
     out[rows, cols] = hue_kept & in_range & (residual <= RELIT_RESIDUAL)
     return out
-
-
-_iy, _ix = (np.mgrid[0:MCELL, 0:MCELL] + 0.5) / MCELL - 0.5
-_IN_CELL_TERMS = np.stack([np.ones(MCELL * MCELL), _ix.ravel(), _iy.ravel()], axis=1)  # (36, 3) within a square
-_IN_CELL_PINV = np.linalg.pinv(_IN_CELL_TERMS)
 
 
 def _trimmed_fit(terms: np.ndarray, values: np.ndarray, usable: np.ndarray | None = None,
