@@ -86,7 +86,29 @@ BRIGHT_L = 70.0  # Lab lightness of the settled view from which a pixel clipped 
 RELIT_HUE = 1.12
 RELIT_GAIN = (0.3, 1.6)
 RELIT_RESIDUAL = 0.05
+RELIT_FLOOR = 0.12  # BGR 0–1: the residual of a darker square is weighed as one this light (noise and compression
+# do not scale with the light: a dark square deep in a shadow strays by more than its grain)
 RELIT_SETTLE_FRAMES = 25  # frames nothing moved before a view with relit squares is taken as the settled one
+# A shadow's edge crossing a square more sharply than a plane follows (a lamp's or a spectator's hard shadow;
+# the far side of a tilted board, where the top view enlarges the picture, widens it to a few pixels): across
+# a straight line the light steps from one level to another over EDGE_WIDTHS (motion top-view px), each side
+# relit as above, with its light as it was or like that of a square near it (unchanged, or relit whole; up to
+# EDGE_NEAR squares away: the squares beside one a straight edge crosses may be crossed too) to within
+# EDGE_LIKE_NEIGHBOUR (lightness; the hue is judged as above). Each side keeps at least EDGE_SIDE_MIN pixels
+# of its own light.
+EDGE_WIDTHS = (0.5, 1.5, 3.0)
+EDGE_ANGLE_STEP = 15.0  # degrees
+EDGE_OFFSET_STEP = 0.5  # motion top-view px
+EDGE_LIKE_NEIGHBOUR = 1.25
+EDGE_NEAR = 2
+EDGE_SIDE_MIN = 4
+EDGE_SCREEN = 0.15  # root mean square left, of the square's mean, from which an edge is not looked at further
+EDGE_TRIM = 2  # pixels an edge fits worst, left out of RELIT_RESIDUAL (its line is quantised; a real one bends)
+EDGE_TRIED = 4  # edges judged pixel by pixel per square, those the root mean square finds best
+# A channel's mean may stray from the common gain by LIGHT_NOISE (BGR 0–1) where RELIT_HUE allows less: the
+# camera's noise and compression do not scale with the light, so in a dark piece's weakest channel under a
+# deep shadow a ratio strays by a sixth while the picture changed by two levels of 255.
+LIGHT_NOISE = 0.008
 
 
 def _cell_means(bgr: np.ndarray) -> np.ndarray:
@@ -94,30 +116,165 @@ def _cell_means(bgr: np.ndarray) -> np.ndarray:
     return cv2.resize(bgr, (GRID, GRID), interpolation=cv2.INTER_AREA).reshape(GRID * GRID, 3)
 
 
+def _edge_ramps() -> np.ndarray:
+    """(M, MCELL²): for M straight edges across a square (every :data:`EDGE_ANGLE_STEP`, offsets every
+    :data:`EDGE_OFFSET_STEP`, each of :data:`EDGE_WIDTHS`), how far each pixel lies into the edge's far side,
+    0 to 1; only edges that leave :data:`EDGE_SIDE_MIN` pixels wholly on each side."""
+    iy, ix = np.mgrid[0:MCELL, 0:MCELL] + 0.5 - MCELL / 2
+    pts = np.stack([ix.ravel(), iy.ravel()], axis=1)
+    ramps = []
+    for angle in np.radians(np.arange(0.0, 180.0, EDGE_ANGLE_STEP)):
+        along = pts @ np.array([np.cos(angle), np.sin(angle)])
+        for offset in np.arange(-MCELL / 2 + 0.5, MCELL / 2, EDGE_OFFSET_STEP):
+            for width in EDGE_WIDTHS:
+                ramp = np.clip((along - offset) / width + 0.5, 0.0, 1.0)
+                if (ramp == 0).sum() >= EDGE_SIDE_MIN and (ramp == 1).sum() >= EDGE_SIDE_MIN:
+                    ramps.append(ramp)
+    return np.array(ramps, dtype=np.float32)
+
+
+_RAMPS = _edge_ramps()
+# each edge's pixels wholly on one side, as weights that average over them
+_NEAR_ONLY = ((_RAMPS == 0) / (_RAMPS == 0).sum(axis=1, keepdims=True)).astype(np.float32)
+_FAR_ONLY = ((_RAMPS == 1) / (_RAMPS == 1).sum(axis=1, keepdims=True)).astype(np.float32)
+# the weights of the least-squares fit of an edge's two lights (_edge_fits)
+_NEAR_NEAR, _NEAR_FAR, _FAR_FAR = (1.0 - _RAMPS) ** 2, (1.0 - _RAMPS) * _RAMPS, _RAMPS ** 2
+_NEAR = tuple((dy, dx) for dy in range(-EDGE_NEAR, EDGE_NEAR + 1) for dx in range(-EDGE_NEAR, EDGE_NEAR + 1)
+              if (dy, dx) != (0, 0))
+
+
+def _light_only(cur: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """(...) bool: mean colours ``cur`` (..., 3) are ``ref`` under other light only: one gain within
+    ``RELIT_GAIN`` for the three channels, each within ``RELIT_HUE`` (split either way) and ``LIGHT_NOISE``."""
+    level = cur.sum(axis=-1) / np.maximum(ref.sum(axis=-1), 1e-3)
+    expected = level[..., None] * ref
+    stray = np.abs(cur - expected) <= np.maximum((np.sqrt(RELIT_HUE) - 1.0) * expected, LIGHT_NOISE)
+    return stray.all(axis=-1) & (level >= RELIT_GAIN[0]) & (level <= RELIT_GAIN[1])
+
+
+def _per_edge(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """(K, M, 3) sums over each square's pixels of ``values`` (K, P, 3) weighted by each edge's ``weights``
+    (M, P): one matrix product."""
+    k, p, _ = values.shape
+    sums = (weights @ values.transpose(1, 0, 2).reshape(p, -1)).reshape(len(weights), k, 3)
+    return np.ascontiguousarray(sums.transpose(1, 0, 2))
+
+
+def _edge_fits(cur: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For squares ``cur`` (K, MCELL², 3), settled ``ref``: the pairs (square k, edge m of :func:`_edge_ramps`)
+    across which the square is relit, each side's light only (F, 2), and each side's log gain of lightness
+    there (F, 2: the near side's, the far side's).
+
+    Each edge's two gains per channel are fitted by least squares, ``cur ≈ ref · (g_a (1 − s) + g_b s)``, and
+    screened by the root mean square of what is left (from the normal equations: no picture is predicted);
+    only each square's best few are judged pixel by pixel."""
+    rr, rc = ref * ref, ref * cur  # (K, P, 3)
+    a, b, c = _per_edge(_NEAR_NEAR, rr), _per_edge(_NEAR_FAR, rr), _per_edge(_FAR_FAR, rr)
+    p, q = _per_edge(1.0 - _RAMPS, rc), _per_edge(_RAMPS, rc)
+    det = np.maximum(a * c - b * b, 1e-12)
+    gain_a, gain_b = (p * c - q * b) / det, (a * q - b * p) / det  # (K, M, 3)
+    left = (cur * cur).sum(axis=1)[:, None] - gain_a * p - gain_b * q  # (K, M, 3) squares left over
+    rms = np.sqrt(np.maximum(left.sum(axis=2), 0.0) / (3 * cur.shape[1]))
+    mean = np.maximum(cur.mean(axis=(1, 2)), RELIT_FLOOR)
+    # each square's EDGE_TRIED best edges, judged pixel by pixel without the EDGE_TRIM pixels the edge's
+    # straight line fits worst (it is quantised; a real one bends)
+    best = np.argpartition(rms, EDGE_TRIED, axis=1)[:, :EDGE_TRIED]  # (K, EDGE_TRIED)
+    ks = np.repeat(np.arange(len(cur)), EDGE_TRIED)
+    ms = best.ravel()
+    near_enough = rms[ks, ms] <= EDGE_SCREEN * mean[ks]
+    ks, ms = ks[near_enough], ms[near_enough]
+    ramp = _RAMPS[ms][..., None]  # (F, P, 1)
+    predicted = ref[ks] * (gain_a[ks, ms][:, None] * (1.0 - ramp) + gain_b[ks, ms][:, None] * ramp)
+    off = np.partition(np.abs(cur[ks] - predicted).mean(axis=2), -EDGE_TRIM, axis=1)[:, :-EDGE_TRIM]
+    fit = off.mean(axis=1) <= RELIT_RESIDUAL * mean[ks]
+    ks, ms = ks[fit], ms[fit]
+    # each side's settled mean colour over the pixels wholly its own, and that colour in the fitted light
+    was_a = np.einsum("fp,fpc->fc", _NEAR_ONLY[ms], ref[ks])
+    was_b = np.einsum("fp,fpc->fc", _FAR_ONLY[ms], ref[ks])
+    now_a, now_b = gain_a[ks, ms] * was_a, gain_b[ks, ms] * was_b
+    keep = _light_only(now_a, was_a) & _light_only(now_b, was_b)
+
+    def log_level(now: np.ndarray, was: np.ndarray) -> np.ndarray:
+        return np.log(np.maximum(now.sum(axis=1), 1e-3) / np.maximum(was.sum(axis=1), 1e-3))
+
+    pairs = np.stack([ks[keep], ms[keep]], axis=1)
+    return pairs, np.stack([log_level(now_a[keep], was_a[keep]), log_level(now_b[keep], was_b[keep])], axis=1)
+
+
+def _near_lights(lights: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """(K, 2·N) the log lightness gains ``lights`` (GRID, GRID, 2; NaN: none known) of the squares up to
+    :data:`EDGE_NEAR` away from each square ``rows``, ``cols`` (K,)."""
+    r = rows[:, None] + np.array([dy for dy, _ in _NEAR])
+    c = cols[:, None] + np.array([dx for _, dx in _NEAR])
+    inside = (r >= 0) & (r < GRID) & (c >= 0) & (c < GRID)
+    near = lights[np.clip(r, 0, GRID - 1), np.clip(c, 0, GRID - 1)]  # (K, N, 2)
+    return np.where(inside[..., None], near, np.nan).reshape(len(rows), -1)
+
+
+def _relit_across_an_edge(cur: np.ndarray, ref: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+                          lights: np.ndarray) -> np.ndarray:
+    """(K,) bool: squares ``cur`` (K, MCELL², 3), settled ``ref``, at ``rows``, ``cols``, relit on each side
+    of some straight edge (:func:`_edge_fits`), each side's light as it was (beyond the view's edge there are
+    no squares to compare with) or like one known ``lights`` (GRID, GRID, 2: log gains of lightness; NaN
+    where none is known) of the squares near it. A square found so lends its two lights to those near it, in
+    up to EDGE_NEAR + 1 rounds (a band of shadow a square wide has no square wholly in it). A hand's edge
+    across a square has the hand's colour on one side, in no light the squares near it are in."""
+    pairs, sides = _edge_fits(cur, ref)  # (F, 2) square and edge; (F, 2) each side's light
+    ks = pairs[:, 0]
+    lights = lights.copy()
+    out = np.zeros(len(rows), dtype=bool)
+    tol = np.log(EDGE_LIKE_NEIGHBOUR)
+    as_was = (np.abs(sides) <= tol)  # (F, 2)
+    for _ in range(EDGE_NEAR + 1):
+        if not len(ks):
+            break
+        near = _near_lights(lights, rows, cols)[ks]  # (F, 2N)
+        with np.errstate(invalid="ignore"):  # NaN: no light known there
+            like = (np.abs(sides[:, :, None] - near[:, None, :]) <= tol).any(axis=2) | as_was  # (F, 2)
+        ok = like.all(axis=1) & ~out[ks]
+        if not ok.any():
+            break
+        first = np.unique(ks[ok], return_index=True)[1]  # each square's first edge that fits
+        k = ks[ok][first]
+        out[k] = True
+        lights[rows[k], cols[k]] = sides[ok][first]
+    return out
+
+
 def relit_cells(bgr: np.ndarray, ref_bgr: np.ndarray, ask: np.ndarray | None = None) -> np.ndarray:
     """(GRID, GRID) bool: squares of motion top view ``bgr`` that are the settled view ``ref_bgr`` (both BGR
     0–1) under other light only, no more (see ``RELIT_HUE``, ``RELIT_GAIN``, ``RELIT_RESIDUAL``); only the
-    squares ``ask`` (GRID, GRID) marks are looked at (all when None). Within a square the light may change
-    along a plane (a shadow's soft edge crossing it)."""
+    squares ``ask`` (GRID, GRID) marks are looked at (all when None), the others taken as unchanged. Within a
+    square the light may change along a plane (a shadow's soft edge crossing it) or step across a straight
+    line (its hard edge: :func:`_relit_across_an_edge`)."""
+    ask = np.ones((GRID, GRID), dtype=bool) if ask is None else ask
     out = np.zeros((GRID, GRID), dtype=bool)
-    rows, cols = np.nonzero(np.ones((GRID, GRID), dtype=bool) if ask is None else ask)
+    rows, cols = np.nonzero(ask)
     if len(rows) == 0:
         return out
     cells = (GRID, MCELL, GRID, MCELL, 3)
     cur = bgr.reshape(cells).transpose(0, 2, 1, 3, 4)[rows, cols]  # (K, MCELL, MCELL, 3)
     ref = ref_bgr.reshape(cells).transpose(0, 2, 1, 3, 4)[rows, cols]
-    cur_m = cur.mean(axis=(1, 2))  # (K, 3)
-    gain = cur_m / np.maximum(ref.mean(axis=(1, 2)), 1e-3)
-    hue_kept = gain.max(axis=1) <= RELIT_HUE * np.maximum(gain.min(axis=1), 1e-3)
-    level = gain.mean(axis=1)
-    in_range = (level >= RELIT_GAIN[0]) & (level <= RELIT_GAIN[1])
+    cur_m, ref_m = cur.mean(axis=(1, 2)), ref.mean(axis=(1, 2))  # (K, 3)
+    gain = cur_m / np.maximum(ref_m, 1e-3)
+    light_only = _light_only(cur_m, ref_m)
     # the light's change over each square: a plane through its pixels' lightness ratios
     ratio = cur.mean(axis=3) / np.maximum(ref.mean(axis=3), 0.02)  # (K, MCELL, MCELL)
     across = (ratio.reshape(len(rows), -1) @ _IN_CELL_PINV.T) @ _IN_CELL_TERMS.T  # (K, MCELL²)
     across = (across / np.maximum(across.mean(axis=1, keepdims=True), 1e-3)).reshape(-1, MCELL, MCELL, 1)
     predicted = ref * gain[:, None, None, :] * across
-    residual = np.abs(cur - predicted).mean(axis=(1, 2, 3)) / np.maximum(cur_m.mean(axis=1), 1e-3)
-    out[rows, cols] = hue_kept & in_range & (residual <= RELIT_RESIDUAL)
+    residual = np.abs(cur - predicted).mean(axis=(1, 2, 3)) / np.maximum(cur_m.mean(axis=1), RELIT_FLOOR)
+    out[rows, cols] = light_only & (residual <= RELIT_RESIDUAL)
+    # Squares a hard edge may cross: the whole square's gains are a mix of two lights, each light only
+    edge = np.flatnonzero(light_only & ~out[rows, cols])
+    if len(edge):
+        level = np.log(np.maximum(_cell_means(bgr).sum(axis=1), 1e-3)
+                       / np.maximum(_cell_means(ref_bgr).sum(axis=1), 1e-3)).reshape(GRID, GRID)
+        known = np.where(~ask | out, level, np.nan)  # unchanged, or relit whole
+        k = len(edge)
+        out[rows[edge], cols[edge]] = _relit_across_an_edge(
+            cur[edge].reshape(k, -1, 3), ref[edge].reshape(k, -1, 3), rows[edge], cols[edge],
+            np.stack([known, known], axis=2))
     return out
 
 
@@ -393,7 +550,8 @@ class HandReading:
     still: np.ndarray | None = None  # (32,) bool, lattice dark-cell order: unchanged since the previous frame
     view: np.ndarray | None = None  # the Lab top view with its margin (for odd_margin_cells)
     # (8, 8) bool: light cells the static test calls covered, excused as something still that is no hand: a
-    # piece's top (lean_candidates) or a shadow (shadow_candidates) unchanged for LEAN_STILL_FRAMES
+    # piece's top (lean_candidates) or a shadow (shadow_candidates) unchanged for LEAN_STILL_FRAMES, or a
+    # square only relit since it was seen empty (relit_cells; HandWatch._relit_empty)
     still_excused: np.ndarray | None = None
 
     def odd_margin_cells(self) -> np.ndarray:
@@ -523,6 +681,10 @@ class HandWatch:
         self._prev: np.ndarray | None = None
         self._quiet = 0
         self._unchanged: np.ndarray | None = None  # (GRID, GRID) frames each cell has not changed for
+        # (GRID, GRID) bool: light squares the settled view shows as they were when last seen calm, under other
+        # light (a shadow standing over them): the static test, which knows only the empty squares' usual
+        # colour, takes a deep shadow's light squares for something over them
+        self._relit_empty = np.zeros((GRID, GRID), dtype=bool)
 
     def _view(self, frame: np.ndarray, h_lattice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(GRID·MCELL)² top view of the lattice plus margin: (Lab, BGR 0–1)."""
@@ -629,6 +791,7 @@ class HandWatch:
         self._prev = view
         compared = self._ref is not None
         relit = None
+        relit_empty = np.zeros((GRID, GRID), dtype=bool)  # light squares as seen calm, under other light only
         if self._ref is None:
             changed = np.zeros((GRID, GRID), dtype=bool)
             share = np.zeros((GRID, GRID))
@@ -638,6 +801,9 @@ class HandWatch:
             if asked.any():  # a square only relit (a shadow standing over part of the board) is as it was
                 relit = relit_cells(bgr, self._ref_bgr, asked)
                 share = np.where(relit, 0.0, share)
+            relit_empty = self._relit_empty & ~asked
+            if relit is not None:
+                relit_empty |= light & relit
             # A view misregistered by more than the pixel allowed (a shaking camera while tracking)
             # changes a little of every square along its edges; a hand changes a few squares a lot.
             spread = DRIFT * float(median_last(share[light]))
@@ -663,6 +829,10 @@ class HandWatch:
         if self._unchanged is not None:  # a piece's top or a shadow held still, not a hand
             still_excused = still_candidates & (self._unchanged[1:9, 1:9] >= LEAN_STILL_FRAMES) & ~changed[1:9, 1:9]
             static_covered = static_covered & ~still_excused
+        if relit_empty.any() and static_covered.any():  # a light square in a shadow, as empty as when seen calm
+            vouched = static_covered & relit_empty[1:9, 1:9]
+            static_covered = static_covered & ~vouched
+            still_excused = vouched if still_excused is None else still_excused | vouched
         if static_covered.sum() >= 2:  # two odd light squares (one alone may be a glint)
             hand_cells |= pad1(static_covered, False)
         border = bool((hand_cells & MARGIN).any())
@@ -681,6 +851,7 @@ class HandWatch:
         if calm and self._quiet >= settle_after:
             # the board as it now stands (a move just made, lighting drift)
             self._ref, self._ref_bgr, self._ref_means = view, bgr, _cell_means(bgr)
+            self._relit_empty = relit_empty
             settled = True
         return HandReading(foreign=foreign[1:9, 1:9], hidden=hidden, border=border, moving=moving,
                            settled=settled, compared=compared, still=still, view=view,
