@@ -95,13 +95,17 @@ RELIT_SETTLE_FRAMES = 25  # frames nothing moved before a view with relit square
 # relit as above, with its light as it was or like that of a square near it (unchanged, or relit whole; up to
 # EDGE_NEAR squares away: the squares beside one a straight edge crosses may be crossed too) to within
 # EDGE_LIKE_NEIGHBOUR (lightness; the hue is judged as above). Each side keeps at least EDGE_SIDE_MIN pixels
-# of its own light.
+# wholly its own.
 EDGE_WIDTHS = (0.5, 1.5, 3.0)
 EDGE_ANGLE_STEP = 15.0  # degrees
 EDGE_OFFSET_STEP = 0.5  # motion top-view px
 EDGE_LIKE_NEIGHBOUR = 1.25
 EDGE_NEAR = 2
-EDGE_SIDE_MIN = 4
+EDGE_SIDE_MIN = 2
+# A side under EDGE_THIN pixels' worth (an edge a pixel or so inside the border: a row of pixels) is mostly
+# pixels the edge splits: its light may be any mix of the other side's and a light near it.
+EDGE_THIN = 1.5 * MCELL
+EDGE_THIN_HUE = 1.2  # RELIT_HUE for a thin side (its colour smeared by compression across the edge)
 EDGE_SCREEN = 0.15  # root mean square left, of the square's mean, from which an edge is not looked at further
 EDGE_TRIM = 2  # pixels an edge fits worst, left out of RELIT_RESIDUAL (its line is quantised; a real one bends)
 EDGE_TRIED = 4  # edges judged pixel by pixel per square, those the root mean square finds best
@@ -109,6 +113,14 @@ EDGE_TRIED = 4  # edges judged pixel by pixel per square, those the root mean sq
 # camera's noise and compression do not scale with the light, so in a dark piece's weakest channel under a
 # deep shadow a ratio strays by a sixth while the picture changed by two levels of 255.
 LIGHT_NOISE = 0.008
+# The light over the board relative to the first settled view's, as squares were found relit (a shadow): where
+# it strays by more than LIGHT_FIELD_SHOWN anywhere on the board, the square readers are given the picture
+# relit back (HandReading.light). Where the light is not known (a square changed otherwise: a move, a hand),
+# it is read from the square's corners, or filled in from the squares up to LIGHT_FIELD_FILL squares away.
+LIGHT_FIELD_SHOWN = 1.15
+LIGHT_FIELD_STEP = 1.1  # a relit square's mean lightness changed by less: its light is taken as it was
+LIGHT_FIELD_PART = 0.1  # share of a square's pixels in a light changed by LIGHT_FIELD_SHOWN: a square in it
+LIGHT_FIELD_FILL = 1
 
 
 def _cell_means(bgr: np.ndarray) -> np.ndarray:
@@ -134,21 +146,25 @@ def _edge_ramps() -> np.ndarray:
 
 
 _RAMPS = _edge_ramps()
-# each edge's pixels wholly on one side, as weights that average over them
-_NEAR_ONLY = ((_RAMPS == 0) / (_RAMPS == 0).sum(axis=1, keepdims=True)).astype(np.float32)
-_FAR_ONLY = ((_RAMPS == 1) / (_RAMPS == 1).sum(axis=1, keepdims=True)).astype(np.float32)
+# a square's corner pixels in the motion top view: bare wood beside any piece standing on it (_light_now)
+_CORNERS = np.zeros((MCELL, MCELL), dtype=bool)
+_CORNERS[:2, :2] = _CORNERS[:2, -2:] = _CORNERS[-2:, :2] = _CORNERS[-2:, -2:] = True
+_CORNERS[1, 1] = _CORNERS[1, -2] = _CORNERS[-2, 1] = _CORNERS[-2, -2] = False
+# each edge's two sides as weights that average over them
+_NEAR_SIDE = ((1.0 - _RAMPS) / (1.0 - _RAMPS).sum(axis=1, keepdims=True)).astype(np.float32)
+_FAR_SIDE = (_RAMPS / _RAMPS.sum(axis=1, keepdims=True)).astype(np.float32)
 # the weights of the least-squares fit of an edge's two lights (_edge_fits)
 _NEAR_NEAR, _NEAR_FAR, _FAR_FAR = (1.0 - _RAMPS) ** 2, (1.0 - _RAMPS) * _RAMPS, _RAMPS ** 2
 _NEAR = tuple((dy, dx) for dy in range(-EDGE_NEAR, EDGE_NEAR + 1) for dx in range(-EDGE_NEAR, EDGE_NEAR + 1)
               if (dy, dx) != (0, 0))
 
 
-def _light_only(cur: np.ndarray, ref: np.ndarray) -> np.ndarray:
+def _light_only(cur: np.ndarray, ref: np.ndarray, hue: float | np.ndarray = RELIT_HUE) -> np.ndarray:
     """(...) bool: mean colours ``cur`` (..., 3) are ``ref`` under other light only: one gain within
-    ``RELIT_GAIN`` for the three channels, each within ``RELIT_HUE`` (split either way) and ``LIGHT_NOISE``."""
+    ``RELIT_GAIN`` for the three channels, each within ``hue`` (split either way) and ``LIGHT_NOISE``."""
     level = cur.sum(axis=-1) / np.maximum(ref.sum(axis=-1), 1e-3)
     expected = level[..., None] * ref
-    stray = np.abs(cur - expected) <= np.maximum((np.sqrt(RELIT_HUE) - 1.0) * expected, LIGHT_NOISE)
+    stray = np.abs(cur - expected) <= np.maximum((np.sqrt(hue) - 1.0) * expected, LIGHT_NOISE)
     return stray.all(axis=-1) & (level >= RELIT_GAIN[0]) & (level <= RELIT_GAIN[1])
 
 
@@ -189,16 +205,22 @@ def _edge_fits(cur: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray
     fit = off.mean(axis=1) <= RELIT_RESIDUAL * mean[ks]
     ks, ms = ks[fit], ms[fit]
     # each side's settled mean colour over the pixels wholly its own, and that colour in the fitted light
-    was_a = np.einsum("fp,fpc->fc", _NEAR_ONLY[ms], ref[ks])
-    was_b = np.einsum("fp,fpc->fc", _FAR_ONLY[ms], ref[ks])
+    was_a = np.einsum("fp,fpc->fc", _NEAR_SIDE[ms], ref[ks])
+    was_b = np.einsum("fp,fpc->fc", _FAR_SIDE[ms], ref[ks])
     now_a, now_b = gain_a[ks, ms] * was_a, gain_b[ks, ms] * was_b
-    keep = _light_only(now_a, was_a) & _light_only(now_b, was_b)
+    # a thin side is mostly pixels the edge splits, whose colour a compressed picture smears: its hue says less
+    thin = _THIN_SIDE[ms]
+    keep = (_light_only(now_a, was_a, np.where(thin[:, 0], EDGE_THIN_HUE, RELIT_HUE)[:, None])
+            & _light_only(now_b, was_b, np.where(thin[:, 1], EDGE_THIN_HUE, RELIT_HUE)[:, None]))
 
     def log_level(now: np.ndarray, was: np.ndarray) -> np.ndarray:
         return np.log(np.maximum(now.sum(axis=1), 1e-3) / np.maximum(was.sum(axis=1), 1e-3))
 
     pairs = np.stack([ks[keep], ms[keep]], axis=1)
     return pairs, np.stack([log_level(now_a[keep], was_a[keep]), log_level(now_b[keep], was_b[keep])], axis=1)
+
+
+_THIN_SIDE = np.stack([(1.0 - _RAMPS).sum(axis=1), _RAMPS.sum(axis=1)], axis=1) < EDGE_THIN  # (M, 2)
 
 
 def _near_lights(lights: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
@@ -220,7 +242,7 @@ def _relit_across_an_edge(cur: np.ndarray, ref: np.ndarray, rows: np.ndarray, co
     up to EDGE_NEAR + 1 rounds (a band of shadow a square wide has no square wholly in it). A hand's edge
     across a square has the hand's colour on one side, in no light the squares near it are in."""
     pairs, sides = _edge_fits(cur, ref)  # (F, 2) square and edge; (F, 2) each side's light
-    ks = pairs[:, 0]
+    ks, thin = pairs[:, 0], _THIN_SIDE[pairs[:, 1]]
     lights = lights.copy()
     out = np.zeros(len(rows), dtype=bool)
     tol = np.log(EDGE_LIKE_NEIGHBOUR)
@@ -231,6 +253,12 @@ def _relit_across_an_edge(cur: np.ndarray, ref: np.ndarray, rows: np.ndarray, co
         near = _near_lights(lights, rows, cols)[ks]  # (F, 2N)
         with np.errstate(invalid="ignore"):  # NaN: no light known there
             like = (np.abs(sides[:, :, None] - near[:, None, :]) <= tol).any(axis=2) | as_was  # (F, 2)
+            # a thin side between the other side's light and one near (or as it was)
+            other = sides[:, ::-1, None]
+            lights_near = np.concatenate([near, np.zeros((len(ks), 1))], axis=1)[:, None, :]  # (F, 1, 2N + 1)
+            between = ((sides[:, :, None] - np.minimum(other, lights_near) >= -tol)
+                       & (np.maximum(other, lights_near) - sides[:, :, None] >= -tol)).any(axis=2)
+            like |= thin & between
         ok = like.all(axis=1) & ~out[ks]
         if not ok.any():
             break
@@ -241,12 +269,14 @@ def _relit_across_an_edge(cur: np.ndarray, ref: np.ndarray, rows: np.ndarray, co
     return out
 
 
-def relit_cells(bgr: np.ndarray, ref_bgr: np.ndarray, ask: np.ndarray | None = None) -> np.ndarray:
+def relit_cells(bgr: np.ndarray, ref_bgr: np.ndarray, ask: np.ndarray | None = None,
+                unchanged: np.ndarray | None = None) -> np.ndarray:
     """(GRID, GRID) bool: squares of motion top view ``bgr`` that are the settled view ``ref_bgr`` (both BGR
     0–1) under other light only, no more (see ``RELIT_HUE``, ``RELIT_GAIN``, ``RELIT_RESIDUAL``); only the
-    squares ``ask`` (GRID, GRID) marks are looked at (all when None), the others taken as unchanged. Within a
-    square the light may change along a plane (a shadow's soft edge crossing it) or step across a straight
-    line (its hard edge: :func:`_relit_across_an_edge`)."""
+    squares ``ask`` (GRID, GRID) marks are looked at (all when None). Within a square the light may change
+    along a plane (a shadow's soft edge crossing it) or step across a straight line (its hard edge:
+    :func:`_relit_across_an_edge`), each side in a light found near it: on a square relit whole, or on one
+    ``unchanged`` marks (default: those not asked about), whose light is read from its mean colour."""
     ask = np.ones((GRID, GRID), dtype=bool) if ask is None else ask
     out = np.zeros((GRID, GRID), dtype=bool)
     rows, cols = np.nonzero(ask)
@@ -270,7 +300,7 @@ def relit_cells(bgr: np.ndarray, ref_bgr: np.ndarray, ask: np.ndarray | None = N
     if len(edge):
         level = np.log(np.maximum(_cell_means(bgr).sum(axis=1), 1e-3)
                        / np.maximum(_cell_means(ref_bgr).sum(axis=1), 1e-3)).reshape(GRID, GRID)
-        known = np.where(~ask | out, level, np.nan)  # unchanged, or relit whole
+        known = np.where((~ask if unchanged is None else unchanged) | out, level, np.nan)  # unchanged, or relit
         k = len(edge)
         out[rows[edge], cols[edge]] = _relit_across_an_edge(
             cur[edge].reshape(k, -1, 3), ref[edge].reshape(k, -1, 3), rows[edge], cols[edge],
@@ -553,6 +583,13 @@ class HandReading:
     # piece's top (lean_candidates) or a shadow (shadow_candidates) unchanged for LEAN_STILL_FRAMES, or a
     # square only relit since it was seen empty (relit_cells; HandWatch._relit_empty)
     still_excused: np.ndarray | None = None
+    # (8·MCELL)² lightness gain over the lattice relative to the first settled view's light, where a shadow
+    # has changed it (LIGHT_FIELD_SHOWN); None where it has not
+    light: np.ndarray | None = None
+    # (8, 8) int, when ``light`` is given: how each lattice cell's light is known. 2: only relit since the
+    # settled view (relit_cells), so measured pixel by pixel against the settled picture; 1: the light and the
+    # content as they were; 0: neither known (something changed there: a piece moved, a hand), ``light`` only
+    light_known: np.ndarray | None = None
 
     def odd_margin_cells(self) -> np.ndarray:
         """(GRID, GRID) bool: margin cells unlike their side (:func:`odd_margin`); computed on demand, since
@@ -685,6 +722,8 @@ class HandWatch:
         # light (a shadow standing over them): the static test, which knows only the empty squares' usual
         # colour, takes a deep shadow's light squares for something over them
         self._relit_empty = np.zeros((GRID, GRID), dtype=bool)
+        # (GRID·MCELL)² lightness gain of the settled view's light over the first settled view's (_light_now)
+        self._field: np.ndarray | None = None
 
     def _view(self, frame: np.ndarray, h_lattice: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(GRID·MCELL)² top view of the lattice plus margin: (Lab, BGR 0–1)."""
@@ -740,6 +779,45 @@ class HandWatch:
         matched[clipped] = ref[clipped]
         return matched
 
+    def _lightness_ratio(self, bgr: np.ndarray) -> np.ndarray:
+        """(GRID·MCELL)² each pixel's lightness in motion top view ``bgr`` over the settled view's (3×3 median)."""
+        now, was = bgr.sum(axis=2), self._ref_bgr.sum(axis=2)
+        return cv2.medianBlur(((now + 0.03) / (was + 0.03)).astype(np.float32), 3)
+
+    def _light_now(self, ratio: np.ndarray, unknown: np.ndarray, relit: np.ndarray | None) -> np.ndarray | None:
+        """(GRID·MCELL)² lightness gain of the light now over the first settled view's (None: the same): the
+        settled view's (``self._field``) times, on the squares ``relit`` (relit_cells), each pixel's change
+        of lightness since it (``ratio``: :meth:`_lightness_ratio`); as it was where neither changed
+        (``unknown`` False); filled in from the squares around where something else changed (a piece moved,
+        a hand; or a square in a new light that relit_cells does not find only relit)."""
+        if (relit is None or not relit.any()) and (self._field is None or not unknown.any()):
+            return self._field
+        field = np.ones(ratio.shape, np.float32) if self._field is None else self._field
+        known = ~np.kron(unknown, np.ones((MCELL, MCELL), dtype=bool))
+        out = field.copy()
+        if relit is not None and relit.any():
+            # only where the light itself changed: a square relit by a few per cent (a piece nudged, the
+            # camera's noise) keeps its light, and its pieces' rims leave no seams in it
+            moved = np.abs(np.log(ratio.reshape(GRID, MCELL, GRID, MCELL).mean(axis=(1, 3)))) > np.log(LIGHT_FIELD_STEP)
+            lit = np.kron(relit & moved, np.ones((MCELL, MCELL), dtype=bool))
+            out[lit] = field[lit] * ratio[lit]
+            known |= lit
+        if not known.all():
+            # A piece moved onto or off a square leaves its corners bare wood, before and after: their change
+            # is the light's. Under a hand, or where the corners disagree, the squares around stand in.
+            rows, cols = np.nonzero(unknown)
+            corners = ratio.reshape(GRID, MCELL, GRID, MCELL).transpose(0, 2, 1, 3)[rows, cols][:, _CORNERS]
+            lo, mid, hi = np.quantile(np.log(corners), [0.25, 0.5, 0.75], axis=1)
+            agree = (hi - lo) <= np.log(LIGHT_FIELD_STEP)
+            k = 2 * LIGHT_FIELD_FILL * MCELL + 1
+            weight = cv2.blur(known.astype(np.float32), (k, k))
+            filled = cv2.blur(np.where(known, np.log(out), 0.0).astype(np.float32), (k, k))
+            out = np.where(known, out, np.where(weight > 0.05, np.exp(filled / np.maximum(weight, 1e-6)), field))
+            for r, c, m in zip(rows[agree], cols[agree], mid[agree], strict=True):
+                cell = (slice(r * MCELL, (r + 1) * MCELL), slice(c * MCELL, (c + 1) * MCELL))
+                out[cell] = field[cell] * np.exp(m)
+        return out.astype(np.float32)
+
     @staticmethod
     def _changed(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         """(GRID, GRID) share of each cell's pixels of ``a`` that differ from top view ``b``.
@@ -792,18 +870,32 @@ class HandWatch:
         compared = self._ref is not None
         relit = None
         relit_empty = np.zeros((GRID, GRID), dtype=bool)  # light squares as seen calm, under other light only
+        look = np.zeros((GRID, GRID), dtype=bool)  # squares changed, or in another light (relit_cells asked)
+        field = self._field  # the light now over the first settled view's (_light_now)
         if self._ref is None:
             changed = np.zeros((GRID, GRID), dtype=bool)
             share = np.zeros((GRID, GRID))
         else:
             share = self._changed(self._in_light_of(bgr, view, self._ref_means, self._ref), self._ref)
             asked = share > CHANGED
-            if asked.any():  # a square only relit (a shadow standing over part of the board) is as it was
-                relit = relit_cells(bgr, self._ref_bgr, asked)
+            # a square the test calls unchanged (it halves lightness) may still lie in a shadow, or under the
+            # corner of one: which light it is in is asked too (HandReading.light)
+            # (most frames no square's mean has changed by even a few per cent: nothing to look at)
+            ratio, look = None, asked
+            means_moved = np.abs(np.log(np.maximum(_cell_means(bgr).sum(axis=1), 1e-3)
+                                        / np.maximum(self._ref_means.sum(axis=1), 1e-3)))
+            if asked.any() or float(means_moved.max()) > LIGHT_FIELD_PART * np.log(LIGHT_FIELD_SHOWN) / 2:
+                ratio = self._lightness_ratio(bgr)
+                dimmed = (np.abs(np.log(ratio)) > np.log(LIGHT_FIELD_SHOWN)).reshape(GRID, MCELL, GRID, MCELL)
+                look = asked | (dimmed.mean(axis=(1, 3)) >= LIGHT_FIELD_PART)
+            if look.any():  # a square only relit (a shadow standing over part of the board) is as it was
+                relit = relit_cells(bgr, self._ref_bgr, look, ~asked)
                 share = np.where(relit, 0.0, share)
             relit_empty = self._relit_empty & ~asked
             if relit is not None:
                 relit_empty |= light & relit
+            field = self._field if ratio is None else self._light_now(ratio, look if relit is None else look & ~relit,
+                                                                      relit)
             # A view misregistered by more than the pixel allowed (a shaking camera while tracking)
             # changes a little of every square along its edges; a hand changes a few squares a lot.
             spread = DRIFT * float(median_last(share[light]))
@@ -852,7 +944,20 @@ class HandWatch:
             # the board as it now stands (a move just made, lighting drift)
             self._ref, self._ref_bgr, self._ref_means = view, bgr, _cell_means(bgr)
             self._relit_empty = relit_empty
+            self._field = field
             settled = True
+        # with a hand over the board, or anything moving, a shadow comes and goes (the hand's own, running ahead
+        # of it): the light of the settled view stands
+        light_of = self._field if hand or moving else field
+        board = None if light_of is None else light_of[MCELL:9 * MCELL, MCELL:9 * MCELL]
+        shown = board is not None and float(np.abs(np.log(board)).reshape(8, MCELL, 8, MCELL).mean(
+            axis=(1, 3)).max()) > np.log(LIGHT_FIELD_SHOWN)
+        known = None
+        if shown and (hand or moving):
+            known = np.ones((8, 8), dtype=np.int64)  # the settled view's light throughout
+        elif shown:
+            known = np.where(~look, 1, 0) if relit is None else np.where(relit, 2, np.where(~look, 1, 0))
+            known = known[1:9, 1:9]
         return HandReading(foreign=foreign[1:9, 1:9], hidden=hidden, border=border, moving=moving,
                            settled=settled, compared=compared, still=still, view=view,
-                           still_excused=still_excused)
+                           still_excused=still_excused, light=board if shown else None, light_known=known)

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from vision import orientation as orient
-from vision.cells import features, warp_lattice
+from vision.cells import CELL, features, warp_lattice
 from vision.classify import (
     ColourModel,
     bare_dark_colour,
@@ -131,6 +131,8 @@ MIN_EACH_TO_LEARN = 2  # empty squares, light and dark pieces a position must sh
 # At 31/32 a board whose dark men the network missed once was familiar, and the bounded colour model could
 # not correct that square in play (docs/vision.md, "Learning a known position").
 FAMILIAR_START = 1.0
+LIGHT_SAME_READ = 0.05  # log: a light this close to the last frame's reads the squares alike (_same_light)
+LIGHT_LUM_FLOOR = 8.0  # added to a top-view pixel's B+G+R before the light is measured as a ratio (_light_over)
 COVERED_IN_PICTURE = 0.5  # "covered" bar in one picture of a familiar board with no hand seen elsewhere
 # confidence with which a man or empty square beside a hand in one picture keeps its reading; 0.98 until
 # 2026-12-07, when visible squares read 0.957-0.969 sure were `?` on four uncalibrated boards of seeds 1-9 and
@@ -256,6 +258,9 @@ class VisionPipeline:
         self.colour_weight = COLOUR_WEIGHT  # the learned colour model's vote against the network's
         self._net_prob: np.ndarray | None = None  # the network's own probabilities of the last frame (lattice)
         self._last: list | None = None  # [fit, FrameResult, frames reused] of the last full reading
+        # (the lattice top view, its light) at the last settled view (_light_over)
+        self._light_top: tuple[np.ndarray, np.ndarray | None] | None = None
+        self._light: np.ndarray | None = None  # the last frame's light over the lattice top view (_light_over)
         if profile:
             self._load_profile(profile)
         # OpenCV builds its Lab tables on the first float conversion (~0.3 s): pay that here, not on
@@ -336,6 +341,7 @@ class VisionPipeline:
         """Forget the board fit and the settled view: the next frame is a new moment (not video)."""
         self._fit = None
         self._hands.reset()
+        self._light_top, self._light = None, None
         self._prob = None
         self._crown = None
         self._own_colours = None
@@ -467,7 +473,10 @@ class VisionPipeline:
     def _read(self, frame: np.ndarray, fit: BoardFit, bound_votes: bool = True) -> FrameResult:
         """The board under ``fit``; ``bound_votes=False`` lifts the bound on the colour model's vote
         (``COLOUR_VOTE_MOST``), for the frame the colours are being learned from (:meth:`_learn_on`)."""
-        top = warp_lattice(frame, fit.h)
+        raw = warp_lattice(frame, fit.h)
+        # a shadow standing over part of the board: the squares are read in the light they had (_light_over;
+        # the last frame's light until this frame's is known, so that the light squares' test sees it too)
+        top = raw if self._light is None else _in_light(raw, self._light)
         feat = features(top, fit.bright_parity)
         # where pieces lean (vision.viewpoint): a tall piece's top over the light square behind it is no hand
         shift, maps, crowns = self._viewpoint(fit, (frame.shape[1], frame.shape[0]))
@@ -484,9 +493,13 @@ class VisionPipeline:
             covered, strong = covered & ~excused, strong & ~excused
         covered = covered | seen_hand.foreign
         hand_seen = bool(covered.sum() >= 2 or strong.any() or seen_hand.hand)  # besides hidden dark squares
+        light, self._light = self._light, self._light_over(raw, seen_hand)
         still = self._still_reading(fit, seen_hand, covered | strong)
         if still is not None:
             return still
+        if not _same_light(light, self._light):
+            top = raw if self._light is None else _in_light(raw, self._light)
+            feat = features(top, fit.bright_parity)
         light_ok = ~(covered | leaned)  # light squares that show the empty light colour
         ref = light_reference(feat, fit.bright_parity, light_ok)
         vec = cell_vectors(feat, fit.bright_parity, light_ok, ref)
@@ -675,6 +688,35 @@ class VisionPipeline:
         )
         self._last = [fit, res, 0]
         return res
+
+    def _light_over(self, raw: np.ndarray, seen_hand: HandReading) -> np.ndarray | None:
+        """(8·CELL)² lightness gain over lattice top view ``raw`` relative to the first settled view's light
+        (None: the same), for the squares to be read in that light; remembered with each settled view.
+
+        In a shadow taking half the light a dark man on a dark square differs from the bare wood by a few
+        levels of 255: the square readers, trained on boards in one light, and the colours learned at the
+        start took it for bare wood, and the light squares it is read against were as dark. The motion test
+        knows the light at six pixels a square (``seen_hand.light``); brought to the top view as it is, its
+        blurred step along a hard shadow's edge left a bright seam that read as a piece's rim (a phantom man).
+        So on squares only relit since the settled view the light is measured pixel by pixel against that
+        view's picture (no piece can have moved there), where neither light nor content changed it is the
+        settled view's, and only elsewhere (a piece moved, a hand) the motion test's is taken (docs/vision.md,
+        "A shadow's hard edge, and squares read in the light they had")."""
+        light = None
+        if seen_hand.light is not None:
+            size = raw.shape[0]
+            light = cv2.resize(seen_hand.light, (size, size), interpolation=cv2.INTER_LINEAR)
+            if self._light_top is not None:
+                was, was_light = self._light_top
+                was_light = np.ones(light.shape, np.float32) if was_light is None else was_light
+                how = np.kron(seen_hand.light_known, np.ones((CELL, CELL), dtype=np.int64))
+                ratio = (raw.sum(axis=2, dtype=np.float32) + LIGHT_LUM_FLOOR) / (
+                    was.sum(axis=2, dtype=np.float32) + LIGHT_LUM_FLOOR)
+                measured = was_light * cv2.medianBlur(ratio, 5)
+                light = np.where(how == 2, measured, np.where(how == 1, was_light, light)).astype(np.float32)
+        if seen_hand.settled:
+            self._light_top = (raw.copy(), light)
+        return light
 
     def _still_reading(self, fit: BoardFit, seen_hand: HandReading,
                        light_flagged: np.ndarray) -> FrameResult | None:
@@ -1025,6 +1067,7 @@ class VisionPipeline:
             self._fit, self._prob, self._crown = fit, None, None
             self._place = orient._img(fit.h, orient.LATTICE_CORNERS)
             self._hands.reset()
+            self._light_top, self._light = None, None
         if agreement < MIN_START_AGREEMENT and not self.familiar:
             # Last, on a board the network does not know, the colour model's larger say may read it back
             # (a network nearly blind to these pieces outvotes the colours at the usual weight).
@@ -1074,6 +1117,7 @@ class VisionPipeline:
         """Read ``board`` again on the current window and weight; (share read back, the reading)."""
         self._prob, self._crown = None, None
         self._hands.reset()
+        self._light_top, self._light = None, None
         res = self._read(frame, self._fit)
         return _read_back(res.board, board), res
 
@@ -1106,6 +1150,18 @@ def read_squares(x: np.ndarray, d: np.ndarray | None = None, hand_seen: bool = F
     square = default_net().forward(d) if square is None else square
     prob = with_dark_opinion(square, d, dark_net())
     return with_patch_opinion(prob, x, d, patch_net(), hand_seen)
+
+
+def _in_light(top: np.ndarray, light: np.ndarray) -> np.ndarray:
+    """Lattice top view ``top`` in the light of the first settled view: divided by ``light`` (_light_over)."""
+    return np.clip(top.astype(np.float32) / light[..., None], 0, 255).astype(np.uint8)
+
+
+def _same_light(a: np.ndarray | None, b: np.ndarray | None) -> bool:
+    """Are two lights over the lattice top view (None: the first settled view's) the same, to a few per cent?"""
+    if a is None or b is None:
+        return a is None and b is None
+    return float(np.abs(np.log(a / b)).max()) < LIGHT_SAME_READ
 
 
 def _fingertip_reach(bright_parity: int, covered: np.ndarray) -> np.ndarray:

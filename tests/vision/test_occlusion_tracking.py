@@ -954,10 +954,11 @@ def test_a_square_only_relit_is_told_from_one_a_hand_covers(level, edge, soft, s
 @given(level=st.floats(0.45, 0.9), angle=st.floats(0.0, np.pi), edge=st.floats(-3.0, 3.0),
        seed=st.sampled_from([1, 3, 5]), corner=st.tuples(st.integers(0, 8), st.integers(0, 8)))
 def test_a_hard_shadow_edge_leaves_squares_relit_and_a_hand_in_it_is_still_told(level, angle, edge, seed, corner):
-    """A shadow with a hard straight edge (a single lamp's), at any angle and place, 10–55 % of the light taken:
-    the squares wholly on either side are relit, and those the edge crosses are too, each side in a light
-    seen beside it (``_relit_across_an_edge``), all but a few whose pixels the quantised edges fit worst (a
-    session script: 17 of 300 shadows left 1–3 such squares). A hand of skin in that light never is."""
+    """A shadow with a hard straight edge (a single lamp's, as a lens renders it: blurred by half a pixel), at
+    any angle and place, 10–55 % of the light taken: every square is relit, those the edge crosses too, each
+    side in a light seen near it (``_relit_across_an_edge``; a session script found none missed in 1 500
+    such shadows, a third of them along the rows, the files or the diagonals and through pixel borders). A
+    hand of skin in that light never is."""
     from vision.occlusion import relit_cells
 
     _, bgr = _motion_views(seed)
@@ -965,14 +966,11 @@ def test_a_hard_shadow_edge_leaves_squares_relit_and_a_hand_in_it_is_still_told(
     fine = 4  # the edge drawn four times finer, then averaged down as the top view's warp does
     yy, xx = (np.mgrid[0:n * fine, 0:n * fine] + 0.5) / (n * fine) * 10 - 5
     lit = xx * np.cos(angle) + yy * np.sin(angle) > edge
-    gain = cv2.resize(np.where(lit, 1.0, level).astype(np.float32), (n, n), interpolation=cv2.INTER_AREA)
+    gain = cv2.GaussianBlur(cv2.resize(np.where(lit, 1.0, level).astype(np.float32), (n, n),
+                                       interpolation=cv2.INTER_AREA), (0, 0), 0.5)
     shadowed = np.clip(bgr * gain[..., None], 0, 1)
     unclipped = (bgr.max(axis=2) < 0.99).reshape(10, cell, 10, cell).all(axis=(1, 3))
-    light = gain.reshape(10, cell, 10, cell)
-    crossed = light.min(axis=(1, 3)) < light.max(axis=(1, 3)) - 1e-3
-    relit = relit_cells(shadowed, bgr)
-    assert relit[unclipped & ~crossed].all()
-    assert (~relit & unclipped & crossed).sum() <= 3
+    assert relit_cells(shadowed, bgr)[unclipped].all()
     (r, c) = corner
     hand = shadowed.copy()
     hand[r * cell:(r + 2) * cell, c * cell:(c + 2) * cell] = np.array([0.42, 0.52, 0.72], np.float32) * gain[
@@ -980,3 +978,37 @@ def test_a_hard_shadow_edge_leaves_squares_relit_and_a_hand_in_it_is_still_told(
     assert not relit_cells(hand, bgr)[r:r + 2, c:c + 2].any()
 
 
+
+
+@pytest.mark.parametrize("seed", [1, 3, 5])
+def test_the_light_of_a_shadow_standing_over_the_board_is_followed(seed):
+    """A hard shadow falls over part of the board and stands: once the motion test has seen its squares only
+    relit, it reports the light over the lattice (``HandReading.light``) as the shadow's level there and the
+    light as it was elsewhere, for the square readers to read the board in the light it had. Dark squares,
+    which the motion test calls unchanged (it halves lightness), are asked for their light too."""
+    from vision.occlusion import MCELL, HandWatch
+
+    from .conftest import scene
+
+    image = scene(seed).image
+    fit = VisionPipeline()._locate(image)[0]
+    h, w = image.shape[:2]
+
+    def shaded(u: np.ndarray, v: np.ndarray) -> np.ndarray:  # half the board, a hard edge across its middle
+        return (u - 4.0) * 0.6 + (v - 4.0) * 0.8 < 0
+
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    uv = cv2.perspectiveTransform(np.stack([xx, yy], axis=-1).reshape(-1, 1, 2), np.linalg.inv(fit.h))
+    shadowed = shaded(uv[:, 0, 0], uv[:, 0, 1]).reshape(h, w)
+    dark = np.clip(image * np.where(shadowed, 0.5, 1.0)[..., None], 0, 255).astype(np.uint8)
+    watch, calm = HandWatch(), np.zeros((8, 8), dtype=bool)
+    readings = [watch.check(frame, fit.h, fit.bright_parity, calm) for frame in [image] * 3 + [dark] * 30]
+    assert all(r.light is None for r in readings[:3])  # the light as it was: nothing to report
+    light = readings[-1].light
+    assert light is not None and light.shape == (8 * MCELL, 8 * MCELL)
+    u, v = np.meshgrid((np.arange(8 * MCELL) + 0.5) / MCELL, (np.arange(8 * MCELL) + 0.5) / MCELL)
+    inside = shaded(u, v)
+    edge = np.abs((u - 4.0) * 0.6 + (v - 4.0) * 0.8) < 2.0 / MCELL  # two pixels either side left out
+    assert np.median(np.abs(light[inside & ~edge] - 0.5)) < 0.05
+    assert np.median(np.abs(light[~inside & ~edge] - 1.0)) < 0.05
+    assert np.quantile(np.abs(light[~edge] - np.where(inside, 0.5, 1.0)[~edge]), 0.9) < 0.15

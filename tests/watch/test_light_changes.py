@@ -54,26 +54,32 @@ def test_every_move_is_recorded_under_a_spectators_shadow(tmp_path):
     assert moves == expected
 
 
-def _lamp_shadow(frame: np.ndarray, t: float) -> np.ndarray:
-    """From 6 s on, the hard-edged shadow of a lamp's arm over the upper left of the picture: 55 % of the
+def _lamp_shadow(level: float):
+    """From 6 s on, the hard-edged shadow of a lamp's arm over the upper left of the picture: ``level`` of the
     light, its edge slanted and blurred over a pixel or two, as a single lamp casts it."""
-    if t < 6.0:
-        return frame
-    h, w = frame.shape[:2]
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    across = (xx - 0.5 * w) * np.cos(np.radians(35.0)) + (yy - 0.5 * h) * np.sin(np.radians(35.0))
-    gain = 0.55 + 0.45 / (1.0 + np.exp(np.clip(-across, -50.0, 50.0)))  # 1 px of blur
-    return np.clip(frame.astype(np.float32) * gain[..., None], 0, 255).astype(np.uint8)
+    def retouch(frame: np.ndarray, t: float) -> np.ndarray:
+        if t < 6.0:
+            return frame
+        h, w = frame.shape[:2]
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        across = (xx - 0.5 * w) * np.cos(np.radians(35.0)) + (yy - 0.5 * h) * np.sin(np.radians(35.0))
+        gain = level + (1.0 - level) / (1.0 + np.exp(np.clip(-across, -50.0, 50.0)))  # 1 px of blur
+        return np.clip(frame.astype(np.float32) * gain[..., None], 0, 255).astype(np.uint8)
+
+    return retouch
 
 
-def test_every_move_is_recorded_under_a_hard_edged_shadow(tmp_path):
+@pytest.mark.parametrize("level", [0.55, 0.4])
+def test_every_move_is_recorded_under_a_hard_edged_shadow(tmp_path, level):
     """A hard shadow's edge crosses squares: on each side of it a square is relit, but no plane of light
     fits it (vision.occlusion._relit_across_an_edge). Before, the squares along the edge were a hand that
     never left: no move was recorded after the shadow fell. In the shadow the light squares no longer look
-    like empty ones, and are known empty because they were seen so (HandWatch._relit_empty)."""
+    like empty ones, and are known empty because they were seen so (HandWatch._relit_empty); and in a deep
+    one a dark man on a dark square looked like bare wood, until the squares were read in the light they
+    had (HandReading.light, vision.pipeline._relit_back)."""
     from vision.render import random_scene_params
 
     params = random_scene_params(np.random.default_rng(3), size=(640, 360))  # `dama render --seed 3`'s scene
-    expected, moves, events = play_opening(tmp_path, params, PLIES, retouch=_lamp_shadow)
+    expected, moves, events = play_opening(tmp_path, params, PLIES, retouch=_lamp_shadow(level))
     assert not [e for e in events if e["event"] == "violation"]
     assert moves == expected
