@@ -939,7 +939,8 @@ class HandWatch:
         # A shadow is learned into the settled board only once it has stood still a while: a hand's shadow
         # runs ahead of the hand and may pause for a frame or two, and learned then it would read as a change
         # where it was once it has gone.
-        settle_after = self.settle_frames if relit is None or not relit.any() else RELIT_SETTLE_FRAMES
+        relit_changed = relit is not None and bool((relit & asked).any())  # (not squares asked only for their light)
+        settle_after = RELIT_SETTLE_FRAMES if relit_changed else self.settle_frames
         if calm and self._quiet >= settle_after:
             # the board as it now stands (a move just made, lighting drift)
             self._ref, self._ref_bgr, self._ref_means = view, bgr, _cell_means(bgr)
