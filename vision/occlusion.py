@@ -681,7 +681,7 @@ def leaning_onto(changed_dark: np.ndarray, bright_parity: int, shift: np.ndarray
     return out
 
 
-def _same_place(h0: np.ndarray, h1: np.ndarray, tol: float = 0.5) -> bool:
+def same_place(h0: np.ndarray, h1: np.ndarray, tol: float = 0.5) -> bool:
     """Do two lattice homographies number the same board alike (corners within ``tol`` squares)?
 
     The views are compared in board coordinates, so a camera that shakes or is bumped, or a fit
@@ -848,7 +848,7 @@ class HandWatch:
         (:func:`lean_candidates`) or a shadow (:func:`shadow_candidates`): those unchanged for
         ``LEAN_STILL_FRAMES`` and not changed against the settled board are taken out of the static test
         and reported as ``still_excused``."""
-        if self._h is None or (not np.array_equal(self._h, h_lattice) and not _same_place(self._h, h_lattice)):
+        if self._h is None or (not np.array_equal(self._h, h_lattice) and not same_place(self._h, h_lattice)):
             self.reset()  # another numbering of the lattice: the old views no longer line up
         self._h = h_lattice.copy()
         view, bgr = self._view(frame, h_lattice)

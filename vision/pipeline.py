@@ -75,6 +75,7 @@ from vision.occlusion import (
     leaned_over,
     light_cover,
     light_departure,
+    same_place,
     shadow_candidates,
 )
 from vision.patchnet import (
@@ -260,7 +261,8 @@ class VisionPipeline:
         self._last: list | None = None  # [fit, FrameResult, frames reused] of the last full reading
         # (the lattice top view, its light) at the last settled view (_light_over)
         self._light_top: tuple[np.ndarray, np.ndarray | None] | None = None
-        self._light: np.ndarray | None = None  # the last frame's light over the lattice top view (_light_over)
+        # (lattice homography, light over its top view) of the last frame (_light_over)
+        self._light: tuple[np.ndarray, np.ndarray] | None = None
         if profile:
             self._load_profile(profile)
         # OpenCV builds its Lab tables on the first float conversion (~0.3 s): pay that here, not on
@@ -476,7 +478,9 @@ class VisionPipeline:
         raw = warp_lattice(frame, fit.h)
         # a shadow standing over part of the board: the squares are read in the light they had (_light_over;
         # the last frame's light until this frame's is known, so that the light squares' test sees it too)
-        top = raw if self._light is None else _in_light(raw, self._light)
+        if self._light is not None and not same_place(self._light[0], fit.h):
+            self._light = None  # another numbering of the lattice (the motion test starts afresh too)
+        top = raw if self._light is None else _in_light(raw, self._light[1])
         feat = features(top, fit.bright_parity)
         # where pieces lean (vision.viewpoint): a tall piece's top over the light square behind it is no hand
         shift, maps, crowns = self._viewpoint(fit, (frame.shape[1], frame.shape[0]))
@@ -493,12 +497,13 @@ class VisionPipeline:
             covered, strong = covered & ~excused, strong & ~excused
         covered = covered | seen_hand.foreign
         hand_seen = bool(covered.sum() >= 2 or strong.any() or seen_hand.hand)  # besides hidden dark squares
-        light, self._light = self._light, self._light_over(raw, seen_hand)
+        light = self._light_over(raw, seen_hand)
+        last, self._light = self._light, None if light is None else (fit.h, light)
         still = self._still_reading(fit, seen_hand, covered | strong)
         if still is not None:
             return still
-        if not _same_light(light, self._light):
-            top = raw if self._light is None else _in_light(raw, self._light)
+        if not _same_light(None if last is None else last[1], light):
+            top = raw if light is None else _in_light(raw, light)
             feat = features(top, fit.bright_parity)
         light_ok = ~(covered | leaned)  # light squares that show the empty light colour
         ref = light_reference(feat, fit.bright_parity, light_ok)

@@ -146,12 +146,12 @@ def test_stabilizer_grace_after_the_hand_and_minimum_frames():
 
 
 def test_settled_view_survives_a_refit_that_lines_up():
-    from vision.occlusion import _same_place
+    from vision.occlusion import same_place
 
     h = np.array([[40.0, 2.0, 100.0], [-1.0, 38.0, 50.0], [0.0, 0.0, 1.0]])
     nudged = h.copy()
     nudged[:2, 2] += 2.0  # 2 px when a square is about 40 px
-    assert _same_place(h, nudged)
+    assert same_place(h, nudged)
     moved = h.copy()
     moved[:2, 2] += 15.0
-    assert not _same_place(h, moved)
+    assert not same_place(h, moved)
