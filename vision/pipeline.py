@@ -132,6 +132,12 @@ MIN_EACH_TO_LEARN = 2  # empty squares, light and dark pieces a position must sh
 # At 31/32 a board whose dark men the network missed once was familiar, and the bounded colour model could
 # not correct that square in play (docs/vision.md, "Learning a known position").
 FAMILIAR_START = 1.0
+# how far (squares, or picture pixels on a small board) the known window's corners may lie off the new fit's
+# lattice points and it still counts as on the same grid lines (_on_known_window): a board of 11 px squares,
+# lost under an arm and found again a square off, lay 0.28 of a square off (`dama render --seed 5` at 640×360,
+# 22.5 s: two false alarms)
+ON_KNOWN_GRID = 0.25
+ON_KNOWN_GRID_PX = 4.0
 LIGHT_SAME_READ = 0.05  # log: a light this close to the last frame's reads the squares alike (_same_light)
 LIGHT_LUM_FLOOR = 8.0  # added to a top-view pixel's B+G+R before the light is measured as a ratio (_light_over)
 COVERED_IN_PICTURE = 0.5  # "covered" bar in one picture of a familiar board with no hand seen elsewhere
@@ -424,7 +430,8 @@ class VisionPipeline:
         return fit, False
 
     def _on_known_window(self, gray: np.ndarray, fit: BoardFit) -> BoardFit:
-        """The calibrated window when ``fit`` lies on the same grid lines a whole number of squares from it.
+        """The calibrated window (uncalibrated, the one where the board was last found) when ``fit`` lies on the
+        same grid lines a whole number of squares from it.
 
         The localizer can pick a window one square off the board (men on the edge squares hide the corners
         and break the light/dark alternation there); calibration catches that by reading the start position
@@ -440,11 +447,16 @@ class VisionPipeline:
         plain frame, then counted one inner X-corner more than the calibrated window (one of 600 start
         positions of ``dama bench vision --seed 2``).
         """
-        if self._window is None:
+        # uncalibrated: where the board last stood (a fit taken from it stays on the board's own grid lines:
+        # refine() follows the picture)
+        known = self._window if self._window is not None else self._place
+        if known is None:
             return fit
-        lattice = orient._img(np.linalg.inv(fit.h), self._window)  # calibrated corners in fit's lattice
+        lattice = orient._img(np.linalg.inv(fit.h), known)  # the known corners in fit's lattice
         whole = np.round(lattice)
-        if np.abs(lattice - whole).max() > 0.25 or not np.array_equal(np.ptp(whole, axis=0), [8.0, 8.0]):
+        square_px = float(np.linalg.norm(np.diff(known, axis=0, append=known[:1]), axis=1).mean()) / 8.0
+        off_grid = max(ON_KNOWN_GRID, ON_KNOWN_GRID_PX / max(square_px, 1.0))
+        if np.abs(lattice - whole).max() > off_grid or not np.array_equal(np.ptp(whole, axis=0), [8.0, 8.0]):
             return fit
         du, dv = whole.min(axis=0)
         if (du, dv) == (0.0, 0.0) or max(abs(du), abs(dv)) > 2:
