@@ -736,12 +736,14 @@ class HandWatch:
         return cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab), bgr
 
     @staticmethod
-    def _in_light_of(bgr: np.ndarray, lab: np.ndarray, ref_means: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    def _in_light_of(bgr: np.ndarray, lab: np.ndarray, ref_means: np.ndarray, ref: np.ndarray,
+                     means: np.ndarray | None = None) -> np.ndarray:
         """The Lab top view ``lab`` of ``bgr`` as it would look in the light of the reference view whose
         squares' mean colours are ``ref_means`` (:func:`_cell_means`, BGR 0–1) and whose Lab view is ``ref``;
-        ``lab`` itself where the light has not changed (most frames). A pixel that was bright and is clipped
-        white in ``bgr`` keeps no measure of the new light (a lamp brighter than the camera's range): it is
-        taken as unchanged (one that was not bright is something new, a sleeve, and stays as seen).
+        ``lab`` itself where the light has not changed (most frames). ``means``: ``bgr``'s squares' mean colours,
+        when the caller has them. A pixel that was bright and is clipped white in ``bgr`` keeps no measure of
+        the new light (a lamp brighter than the camera's range): it is taken as unchanged (one that was not
+        bright is something new, a sleeve, and stays as seen).
 
         Each colour channel is mapped as ``x ** g · e ** p(u, v)``: a gain that is a plane over the view (a
         lamp to one side changes one side more; a camera's exposure or white balance jumping, every square
@@ -755,7 +757,7 @@ class HandWatch:
         faster than ``STALE_FRAMES``). A hand covers a minority of the squares and changes them abruptly,
         not along a plane: it is trimmed from the fit and still stands out after the match.
         """
-        cur = np.log(np.maximum(_cell_means(bgr), 1e-3))
+        cur = np.log(np.maximum(_cell_means(bgr) if means is None else means, 1e-3))
         was = np.log(np.maximum(ref_means, 1e-3))
         if float(np.mean(np.abs(was - cur).max(axis=1) >= LIGHT_CHANGED)) < LIGHT_EVERYWHERE:
             # squares as they were: the light has not changed (a hand, an arm, a move change some squares;
@@ -872,17 +874,18 @@ class HandWatch:
         relit_empty = np.zeros((GRID, GRID), dtype=bool)  # light squares as seen calm, under other light only
         look = np.zeros((GRID, GRID), dtype=bool)  # squares changed, or in another light (relit_cells asked)
         field = self._field  # the light now over the first settled view's (_light_now)
+        means = _cell_means(bgr)  # the squares' mean colours, once a frame (the light match, the settled view)
         if self._ref is None:
             changed = np.zeros((GRID, GRID), dtype=bool)
             share = np.zeros((GRID, GRID))
         else:
-            share = self._changed(self._in_light_of(bgr, view, self._ref_means, self._ref), self._ref)
+            share = self._changed(self._in_light_of(bgr, view, self._ref_means, self._ref, means), self._ref)
             asked = share > CHANGED
             # a square the test calls unchanged (it halves lightness) may still lie in a shadow, or under the
             # corner of one: which light it is in is asked too (HandReading.light)
             # (most frames no square's mean has changed by even a few per cent: nothing to look at)
             ratio, look = None, asked
-            means_moved = np.abs(np.log(np.maximum(_cell_means(bgr).sum(axis=1), 1e-3)
+            means_moved = np.abs(np.log(np.maximum(means.sum(axis=1), 1e-3)
                                         / np.maximum(self._ref_means.sum(axis=1), 1e-3)))
             if asked.any() or float(means_moved.max()) > LIGHT_FIELD_PART * np.log(LIGHT_FIELD_SHOWN) / 2:
                 ratio = self._lightness_ratio(bgr)
@@ -943,7 +946,7 @@ class HandWatch:
         settle_after = RELIT_SETTLE_FRAMES if relit_changed else self.settle_frames
         if calm and self._quiet >= settle_after:
             # the board as it now stands (a move just made, lighting drift)
-            self._ref, self._ref_bgr, self._ref_means = view, bgr, _cell_means(bgr)
+            self._ref, self._ref_bgr, self._ref_means = view, bgr, means
             self._relit_empty = relit_empty
             self._field = field
             settled = True
@@ -957,7 +960,7 @@ class HandWatch:
         if shown and (hand or moving):
             known = np.ones((8, 8), dtype=np.int64)  # the settled view's light throughout
         elif shown:
-            known = np.where(~look, 1, 0) if relit is None else np.where(relit, 2, np.where(~look, 1, 0))
+            known = np.where(look, 0, 1) if relit is None else np.where(relit, 2, np.where(look, 0, 1))
             known = known[1:9, 1:9]
         return HandReading(foreign=foreign[1:9, 1:9], hidden=hidden, border=border, moving=moving,
                            settled=settled, compared=compared, still=still, view=view,

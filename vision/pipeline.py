@@ -348,12 +348,16 @@ class VisionPipeline:
     def reset_tracking(self) -> None:
         """Forget the board fit and the settled view: the next frame is a new moment (not video)."""
         self._fit = None
-        self._hands.reset()
-        self._light_top, self._light = None, None
+        self._forget_settled_view()
         self._prob = None
         self._crown = None
         self._own_colours = None
         self._last = None
+
+    def _forget_settled_view(self) -> None:
+        """Start the motion test afresh, and with it the light remembered against its settled view."""
+        self._hands.reset()
+        self._light_top, self._light = None, None
 
     def _follow_size(self, size: tuple[int, int]) -> None:
         """Keep the remembered pixel positions on the board when the pictures change size.
@@ -1083,8 +1087,7 @@ class VisionPipeline:
             agreement, res, fit, self.model, self.colour_weight, self._rotation, self._a1_xy = best
             self._fit, self._prob, self._crown = fit, None, None
             self._place = orient._img(fit.h, orient.LATTICE_CORNERS)
-            self._hands.reset()
-            self._light_top, self._light = None, None
+            self._forget_settled_view()
         if agreement < MIN_START_AGREEMENT and not self.familiar:
             # Last, on a board the network does not know, the colour model's larger say may read it back
             # (a network nearly blind to these pieces outvotes the colours at the usual weight).
@@ -1133,8 +1136,7 @@ class VisionPipeline:
     def _read_again(self, frame: np.ndarray, board: str) -> tuple[float, FrameResult]:
         """Read ``board`` again on the current window and weight; (share read back, the reading)."""
         self._prob, self._crown = None, None
-        self._hands.reset()
-        self._light_top, self._light = None, None
+        self._forget_settled_view()
         res = self._read(frame, self._fit)
         return _read_back(res.board, board), res
 
