@@ -88,7 +88,20 @@ RELIT_GAIN = (0.3, 1.6)
 RELIT_RESIDUAL = 0.05
 RELIT_FLOOR = 0.12  # BGR 0–1: the residual of a darker square is weighed as one this light (noise and compression
 # do not scale with the light: a dark square deep in a shadow strays by more than its grain)
-RELIT_SETTLE_FRAMES = 25  # frames nothing moved before a view with relit squares is taken as the settled one
+# A shadow lifting (one already there when the board was first seen, a spectator stepping away) brightens
+# its squares by more than RELIT_GAIN allows a square alone, up to RELIT_LIFTED: skin over a brown frame or
+# a dark square can keep its hue and grow 1.8 times as bright (a rendered hand over the margin did). Such a
+# square counts as relit only where a square of another lightness near it (EDGE_NEAR; settled lightness
+# LIFT_OTHER times apart or more) was relit alike (within LIFT_ALIKE): a light lifting brightens wood,
+# pieces and frame by one gain, while a hand over two surfaces brightens each by its own (their lightness
+# ratio, which LIFT_OTHER keeps well above LIFT_ALIKE); or where it goes on from such a square, or from one
+# relit beside it, as a soft shadow's light does (_lifted_alike). A side of a hard edge lit up so is like
+# only a light near it lit up as much.
+RELIT_LIFTED = 1.0 / 0.3
+LIFT_OTHER = 1.25
+LIFT_ALIKE = 1.1
+LIFT_RISE = 1.05  # (_lifted_alike: a lift continuing a rise of light from a square relit beside it)
+RELIT_SETTLE_FRAMES = 25  # frames nothing moved before a view with squares relit darker is taken as the settled one
 # A shadow's edge crossing a square more sharply than a plane follows (a lamp's or a spectator's hard shadow;
 # the far side of a tilted board, where the top view enlarges the picture, widens it to a few pixels): across
 # a straight line the light steps from one level to another over EDGE_WIDTHS (motion top-view px), each side
@@ -159,13 +172,54 @@ _NEAR = tuple((dy, dx) for dy in range(-EDGE_NEAR, EDGE_NEAR + 1) for dx in rang
               if (dy, dx) != (0, 0))
 
 
-def _light_only(cur: np.ndarray, ref: np.ndarray, hue: float | np.ndarray = RELIT_HUE) -> np.ndarray:
+def _light_only(cur: np.ndarray, ref: np.ndarray, hue: float | np.ndarray = RELIT_HUE,
+                most: float | None = None) -> np.ndarray:
     """(...) bool: mean colours ``cur`` (..., 3) are ``ref`` under other light only: one gain within
-    ``RELIT_GAIN`` for the three channels, each within ``hue`` (split either way) and ``LIGHT_NOISE``."""
+    ``RELIT_GAIN`` (up to ``most`` when given) for the three channels, each within ``hue`` (split either way)
+    and ``LIGHT_NOISE``."""
     level = cur.sum(axis=-1) / np.maximum(ref.sum(axis=-1), 1e-3)
     expected = level[..., None] * ref
-    stray = np.abs(cur - expected) <= np.maximum((np.sqrt(hue) - 1.0) * expected, LIGHT_NOISE)
-    return stray.all(axis=-1) & (level >= RELIT_GAIN[0]) & (level <= RELIT_GAIN[1])
+    # (lit up, the settled colour's own noise grows with the gain)
+    noise = LIGHT_NOISE * np.maximum(level, 1.0)[..., None]
+    stray = np.abs(cur - expected) <= np.maximum((np.sqrt(hue) - 1.0) * expected, noise)
+    return stray.all(axis=-1) & (level >= RELIT_GAIN[0]) & (level <= (RELIT_GAIN[1] if most is None else most))
+
+
+def _lifted_alike(cur_m: np.ndarray, ref_m: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+                  relit: np.ndarray, lifted: np.ndarray, sides: np.ndarray) -> np.ndarray:
+    """(K,) bool: of the squares ``lifted`` (K,) bool (brighter than RELIT_GAIN allows, light only up to
+    RELIT_LIFTED, grain kept), those with a square ``relit`` near them whose settled colour is LIFT_OTHER
+    times lighter or darker and whose light rose alike (LIFT_ALIKE; see RELIT_LIFTED), and the lifted
+    squares joined to those through squares beside each other lit alike where they meet. ``cur_m``, ``ref_m``
+    (K, 3): the mean colours of the squares at ``rows``, ``cols``; ``sides`` (K, 4): the log gain of
+    lightness along each square's upper, lower, left and right side (the plane of ``relit_cells``)."""
+    level = np.log(np.maximum(cur_m.sum(axis=1), 1e-3) / np.maximum(ref_m.sum(axis=1), 1e-3))
+    tone = np.log(np.maximum(ref_m.sum(axis=1), 1e-3))
+    apart = np.maximum(np.abs(rows[:, None] - rows[None, :]), np.abs(cols[:, None] - cols[None, :]))
+    step = np.abs(level[:, None] - level[None, :])
+    other = np.abs(tone[:, None] - tone[None, :]) >= np.log(LIFT_OTHER)
+    out = lifted & ((apart <= EDGE_NEAR) & (step <= np.log(LIFT_ALIKE)) & other & relit[None, :]).any(axis=1)
+    # from those, on to the squares beside them (of any lightness: a frame's squares, all of one wood, have no
+    # other near them) whose light where they meet is theirs to within EDGE_LIKE_NEIGHBOUR: across a soft
+    # shadow's edge the light changes by a third from one square's middle to the next one's
+    down, right = rows[None, :] - rows[:, None], cols[None, :] - cols[:, None]  # where each j lies from each i
+    meet = np.full(apart.shape, np.inf)
+    rise = np.zeros(apart.shape)  # how much i's light rises across it, away from j
+    for dr, dc, mine, theirs in ((-1, 0, 0, 1), (1, 0, 1, 0), (0, -1, 2, 3), (0, 1, 3, 2)):
+        there = (down == dr) & (right == dc)
+        meet = np.where(there, np.abs(sides[:, mine, None] - sides[None, :, theirs]), meet)
+        rise = np.where(there, (sides[:, mine ^ 1] - sides[:, mine])[:, None], rise)
+    # A soft edge's far side (the frame beyond it, one wood) rises further than any square beside it: it
+    # continues a square relit beside it, the light meeting within LIFT_ALIKE and still rising across it by
+    # LIFT_RISE. A hand is one colour: no rise across it, and a step where it meets a square relit beside it.
+    out |= lifted & ((meet <= np.log(LIFT_ALIKE)) & (rise >= np.log(LIFT_RISE)) & relit[None, :]).any(axis=1)
+    beside = meet <= np.log(EDGE_LIKE_NEIGHBOUR)
+    for _ in range(GRID):
+        more = lifted & ~out & (beside & out[None, :]).any(axis=1)
+        if not more.any():
+            break
+        out |= more
+    return out
 
 
 def _per_edge(weights: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -191,7 +245,8 @@ def _edge_fits(cur: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray
     gain_a, gain_b = (p * c - q * b) / det, (a * q - b * p) / det  # (K, M, 3)
     left = (cur * cur).sum(axis=1)[:, None] - gain_a * p - gain_b * q  # (K, M, 3) squares left over
     rms = np.sqrt(np.maximum(left.sum(axis=2), 0.0) / (3 * cur.shape[1]))
-    mean = np.maximum(cur.mean(axis=(1, 2)), RELIT_FLOOR)
+    level = cur.sum(axis=(1, 2)) / np.maximum(ref.sum(axis=(1, 2)), 1e-3)
+    mean = np.maximum(cur.mean(axis=(1, 2)), RELIT_FLOOR * np.maximum(level, 1.0))  # (as in relit_cells)
     # each square's EDGE_TRIED best edges, judged pixel by pixel without the EDGE_TRIM pixels the edge's
     # straight line fits worst (it is quantised; a real one bends)
     best = np.argpartition(rms, EDGE_TRIED, axis=1)[:, :EDGE_TRIED]  # (K, EDGE_TRIED)
@@ -210,8 +265,9 @@ def _edge_fits(cur: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray
     now_a, now_b = gain_a[ks, ms] * was_a, gain_b[ks, ms] * was_b
     # a thin side is mostly pixels the edge splits, whose colour a compressed picture smears: its hue says less
     thin = _THIN_SIDE[ms]
-    keep = (_light_only(now_a, was_a, np.where(thin[:, 0], EDGE_THIN_HUE, RELIT_HUE)[:, None])
-            & _light_only(now_b, was_b, np.where(thin[:, 1], EDGE_THIN_HUE, RELIT_HUE)[:, None]))
+    # (a side lit beyond RELIT_GAIN must be like a light near it that was found lifted alike: _lifted_alike)
+    keep = (_light_only(now_a, was_a, np.where(thin[:, 0], EDGE_THIN_HUE, RELIT_HUE)[:, None], RELIT_LIFTED)
+            & _light_only(now_b, was_b, np.where(thin[:, 1], EDGE_THIN_HUE, RELIT_HUE)[:, None], RELIT_LIFTED))
 
     def log_level(now: np.ndarray, was: np.ndarray) -> np.ndarray:
         return np.log(np.maximum(now.sum(axis=1), 1e-3) / np.maximum(was.sum(axis=1), 1e-3))
@@ -242,17 +298,27 @@ def _relit_across_an_edge(cur: np.ndarray, ref: np.ndarray, rows: np.ndarray, co
     up to EDGE_NEAR + 1 rounds (a band of shadow a square wide has no square wholly in it). A hand's edge
     across a square has the hand's colour on one side, in no light the squares near it are in."""
     pairs, sides = _edge_fits(cur, ref)  # (F, 2) square and edge; (F, 2) each side's light
+    lighter = np.flatnonzero(cur.sum(axis=(1, 2)) > ref.sum(axis=(1, 2)))
+    if len(lighter):
+        # A shadow lifting is one falling, seen backwards: the step blurred by the lens is in the settled view
+        # (the light's inverse across it is no such step), so the settled view is fitted to this one.
+        back, back_sides = _edge_fits(ref[lighter], cur[lighter])
+        back[:, 0] = lighter[back[:, 0]]
+        pairs, sides = np.concatenate([pairs, back]), np.concatenate([sides, -back_sides])
     ks, thin = pairs[:, 0], _THIN_SIDE[pairs[:, 1]]
     lights = lights.copy()
     out = np.zeros(len(rows), dtype=bool)
-    tol = np.log(EDGE_LIKE_NEIGHBOUR)
+    tol, lift = np.log(EDGE_LIKE_NEIGHBOUR), np.log(RELIT_GAIN[1])
     as_was = (np.abs(sides) <= tol)  # (F, 2)
     for _ in range(EDGE_NEAR + 1):
         if not len(ks):
             break
         near = _near_lights(lights, rows, cols)[ks]  # (F, 2N)
         with np.errstate(invalid="ignore"):  # NaN: no light known there
-            like = (np.abs(sides[:, :, None] - near[:, None, :]) <= tol).any(axis=2) | as_was  # (F, 2)
+            like = np.abs(sides[:, :, None] - near[:, None, :]) <= tol  # (F, 2, 2N)
+            # a side lit beyond RELIT_GAIN is like a light near it only if that one was too (a shadow lifting,
+            # found so by _lifted_alike): skin lighter than wood of its hue is like any square relit a little
+            like = (like & ((sides[:, :, None] <= lift) | (near[:, None, :] > lift))).any(axis=2) | as_was
             # a thin side between the other side's light and one near (or as it was)
             other = sides[:, ::-1, None]
             lights_near = np.concatenate([near, np.zeros((len(ks), 1))], axis=1)[:, None, :]  # (F, 1, 2N + 1)
@@ -288,15 +354,27 @@ def relit_cells(bgr: np.ndarray, ref_bgr: np.ndarray, ask: np.ndarray | None = N
     cur_m, ref_m = cur.mean(axis=(1, 2)), ref.mean(axis=(1, 2))  # (K, 3)
     gain = cur_m / np.maximum(ref_m, 1e-3)
     light_only = _light_only(cur_m, ref_m)
+    lifted = ~light_only & _light_only(cur_m, ref_m, most=RELIT_LIFTED)  # brighter still: a shadow lifting
     # the light's change over each square: a plane through its pixels' lightness ratios
     ratio = cur.mean(axis=3) / np.maximum(ref.mean(axis=3), 0.02)  # (K, MCELL, MCELL)
     across = (ratio.reshape(len(rows), -1) @ _IN_CELL_PINV.T) @ _IN_CELL_TERMS.T  # (K, MCELL²)
     across = (across / np.maximum(across.mean(axis=1, keepdims=True), 1e-3)).reshape(-1, MCELL, MCELL, 1)
     predicted = ref * gain[:, None, None, :] * across
-    residual = np.abs(cur - predicted).mean(axis=(1, 2, 3)) / np.maximum(cur_m.mean(axis=1), RELIT_FLOOR)
-    out[rows, cols] = light_only & (residual <= RELIT_RESIDUAL)
+    # (lit up, the settled view's own noise is scaled up with it: the floor rises with the gain)
+    floor = RELIT_FLOOR * np.maximum(cur_m.sum(axis=1) / np.maximum(ref_m.sum(axis=1), 1e-3), 1.0)
+    residual = np.abs(cur - predicted).mean(axis=(1, 2, 3)) / np.maximum(cur_m.mean(axis=1), floor)
+    fits = residual <= RELIT_RESIDUAL
+    out[rows, cols] = light_only & fits
+    if (lifted & fits).any():
+        plane = across[..., 0]  # (K, MCELL, MCELL), mean 1
+        edges = np.stack([plane[:, 0].mean(axis=1), plane[:, -1].mean(axis=1), plane[:, :, 0].mean(axis=1),
+                          plane[:, :, -1].mean(axis=1)], axis=1)
+        level = cur_m.sum(axis=1) / np.maximum(ref_m.sum(axis=1), 1e-3)
+        sides = np.log(np.maximum(level[:, None] * edges, 1e-3))
+        out[rows, cols] |= _lifted_alike(cur_m, ref_m, rows, cols, (light_only | lifted) & fits, lifted & fits,
+                                         sides)
     # Squares a hard edge may cross: the whole square's gains are a mix of two lights, each light only
-    edge = np.flatnonzero(light_only & ~out[rows, cols])
+    edge = np.flatnonzero((light_only | lifted) & ~out[rows, cols])
     if len(edge):
         level = np.log(np.maximum(_cell_means(bgr).sum(axis=1), 1e-3)
                        / np.maximum(_cell_means(ref_bgr).sum(axis=1), 1e-3)).reshape(GRID, GRID)
@@ -942,7 +1020,10 @@ class HandWatch:
         # A shadow is learned into the settled board only once it has stood still a while: a hand's shadow
         # runs ahead of the hand and may pause for a frame or two, and learned then it would read as a change
         # where it was once it has gone.
-        relit_changed = relit is not None and bool((relit & asked).any())  # (not squares asked only for their light)
+        # Light coming back (a shadow lifting, seen standing when the view settled) is no hand's shadow: it
+        # settles as a move does. (Squares asked only for their light do not count.)
+        relit_changed = relit is not None and bool((relit & asked & (
+            means.sum(axis=1) < self._ref_means.sum(axis=1)).reshape(GRID, GRID)).any())
         settle_after = RELIT_SETTLE_FRAMES if relit_changed else self.settle_frames
         if calm and self._quiet >= settle_after:
             # the board as it now stands (a move just made, lighting drift)

@@ -950,6 +950,8 @@ def test_a_square_only_relit_is_told_from_one_a_hand_covers(level, edge, soft, s
     hand[r * cell:(r + 2) * cell, c * cell:(c + 2) * cell] = np.array([0.42, 0.52, 0.72], np.float32) * gain[
         c * cell:(c + 2) * cell][None, :, None]
     assert not relit_cells(hand, bgr)[r:r + 2, c:c + 2].any()
+
+
 @settings(max_examples=40, deadline=None)
 @given(level=st.floats(0.45, 0.9), angle=st.floats(0.0, np.pi), edge=st.floats(-3.0, 3.0),
        seed=st.sampled_from([1, 3, 5]), corner=st.tuples(st.integers(0, 8), st.integers(0, 8)))
@@ -978,6 +980,56 @@ def test_a_hard_shadow_edge_leaves_squares_relit_and_a_hand_in_it_is_still_told(
     assert not relit_cells(hand, bgr)[r:r + 2, c:c + 2].any()
 
 
+@settings(max_examples=40, deadline=None)
+@given(level=st.floats(0.45, 0.6), angle=st.floats(0.0, np.pi), edge=st.floats(-3.0, 3.0), hard=st.booleans(),
+       seed=st.sampled_from([1, 3, 5]))
+def test_a_shadow_lifting_leaves_every_square_relit(level, angle, edge, hard, seed):
+    """A shadow standing when the view settled (there when the board was first seen) lifts: its squares grow
+    up to 2.2 times as light, more than a square alone may (``RELIT_GAIN``), and each is relit because a
+    square of another lightness near it rose alike, or it goes on from one (``_lifted_alike``; the frame
+    beyond a soft edge, one wood, goes on from the squares beside it, its light still rising). Soft edges and
+    hard ones (a hard one fitted backwards: ``_relit_across_an_edge``), as deep as the falling ones above."""
+    from vision.occlusion import relit_cells
+
+    _, bgr = _motion_views(seed)
+    n = bgr.shape[0]
+    fine = 4
+    yy, xx = (np.mgrid[0:n * fine, 0:n * fine] + 0.5) / (n * fine) * 10 - 5
+    across = xx * np.cos(angle) + yy * np.sin(angle) - edge
+    lit = across > 0 if hard else 1.0 / (1.0 + np.exp(-across / 0.8))
+    gain = cv2.GaussianBlur(cv2.resize((level + (1.0 - level) * lit).astype(np.float32), (n, n),
+                                       interpolation=cv2.INTER_AREA), (0, 0), 0.5)
+    settled = (np.round(bgr * gain[..., None] * 255) / 255).astype(np.float32)  # as the camera stored it
+    assert relit_cells(bgr, settled).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(brighter=st.floats(1.7, 3.0), seed=st.sampled_from([1, 3, 5]),
+       corner=st.tuples(st.integers(0, 8), st.integers(0, 8)))
+def test_a_hand_the_hue_of_a_square_and_lighter_is_no_shadow_lifting(brighter, seed, corner):
+    """A hand of skin the hue of the square it covers first and 1.7–3 times as light, over four squares of
+    smooth wood (a plain frame, the rendered hand over a brown margin that first showed it): the squares it
+    makes lighter than a square alone may be relit by (``RELIT_GAIN``) look lit up, but no square of another
+    lightness near them rose alike (the hand makes each of its own colour), so none is taken as a shadow
+    lifting. (Skin barely lighter than smooth wood of its hue is the limit of the test square by square.)"""
+    from vision.occlusion import RELIT_GAIN, _cell_means, relit_cells
+
+    _, bgr = _motion_views(seed)
+    cell = bgr.shape[0] // 10
+    (r, c) = corner
+    block = (slice(r * cell, (r + 2) * cell), slice(c * cell, (c + 2) * cell))
+    smooth = bgr.copy()
+    for i in range(r, r + 2):  # each square of the block one smooth colour, its own mean
+        for j in range(c, c + 2):
+            sq = (slice(i * cell, (i + 1) * cell), slice(j * cell, (j + 1) * cell))
+            smooth[sq] = bgr[sq].reshape(-1, 3).mean(axis=0)
+    skin = np.clip(smooth[r * cell, c * cell] * brighter, 0, 1)
+    hand = smooth.copy()
+    hand[block] = skin
+    assume(skin.max() < 0.99)
+    lifted = (_cell_means(hand).sum(axis=1) > RELIT_GAIN[1] * _cell_means(smooth).sum(axis=1)).reshape(10, 10)
+    assert lifted[r, c]
+    assert not (relit_cells(hand, smooth) & lifted).any()
 
 
 @pytest.mark.parametrize("seed", [1, 3, 5])

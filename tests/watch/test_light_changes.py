@@ -83,3 +83,50 @@ def test_every_move_is_recorded_under_a_hard_edged_shadow(tmp_path, level):
     expected, moves, events = play_opening(tmp_path, params, PLIES, retouch=_lamp_shadow(level))
     assert not [e for e in events if e["event"] == "violation"]
     assert moves == expected
+
+
+def _shadow_until(gain_of_column_or_pixel, gone: float):
+    """A shadow over the board from the first frame until ``gone`` seconds: a spectator there when the
+    board is first seen who then steps away. ``gain_of_column_or_pixel(h, w)`` gives the light's share
+    (an (h, w) or (w,) array)."""
+    def retouch(frame: np.ndarray, t: float) -> np.ndarray:
+        if t >= gone:
+            return frame
+        gain = gain_of_column_or_pixel(*frame.shape[:2])
+        gain = gain[..., None] if gain.ndim == 2 else gain[None, :, None]
+        return np.clip(frame.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+    return retouch
+
+
+def _hard_half(level: float):
+    """``level`` of the light over the upper left of the picture, a hard edge slanted at 35° (as
+    _lamp_shadow)."""
+    def gain(h: int, w: int) -> np.ndarray:
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        across = (xx - 0.5 * w) * np.cos(np.radians(35.0)) + (yy - 0.5 * h) * np.sin(np.radians(35.0))
+        return level + (1.0 - level) / (1.0 + np.exp(np.clip(-across, -50.0, 50.0)))
+
+    return gain
+
+
+def _soft_left(h: int, w: int) -> np.ndarray:
+    """60 % of the light over the left 40 % of the picture, soft-edged (as _spectator)."""
+    x = np.arange(w, dtype=np.float32)
+    return 0.6 + 0.4 / (1.0 + np.exp(-(x - 0.4 * w) / 25.0))
+
+
+@pytest.mark.parametrize(("shadow", "gone"), [(_hard_half(0.55), 11.0), (_soft_left, 10.0)])
+def test_every_move_is_recorded_when_a_shadow_there_from_the_start_lifts(tmp_path, shadow, gone):
+    """A spectator's or a lamp's shadow already over the board when it is first seen, then gone: its squares
+    grow up to 1.8 times as light as the settled view has them, more than one square alone may be relit by,
+    and are taken as relit because squares of other lightness beside them rose alike
+    (vision.occlusion._lifted_alike); light coming back settles as a move does. Before, the squares it left
+    were a hand that never went: no move recorded after it lifted (2 of 4)."""
+    from vision.render import random_scene_params
+
+    params = random_scene_params(np.random.default_rng(3), size=(640, 360))  # `dama render --seed 3`'s scene
+    expected, moves, events = play_opening(tmp_path, params, PLIES, retouch=_shadow_until(shadow, gone))
+    assert not [e for e in events if e["event"] == "violation"]
+    assert moves == expected
+
