@@ -57,6 +57,7 @@ LEAN_COLOUR_TOL = 10.0  # Lab units (a*b* for the hue) a leaned-over light cell 
 # many frames is that top, however far it departs (HandWatch.check, docs/vision.md "A tall piece held still")
 LEAN_STILL_FRAMES = 25
 LEAN_STILL_COLOUR_TOL = 2 * LEAN_COLOUR_TOL
+SHADOW_LEVELS = (0.3, 1.0 / 0.3)  # Lab lightness ratio to the empty light colour of a light square in other light
 SHADOW_HUE_TOL = 4.0  # Lab a*b* units a shadowed light square may stray from the empty colour scaled down
 
 
@@ -576,8 +577,8 @@ def lean_candidates(feat: CellFeatures, bright_parity: int, shift: np.ndarray) -
 
 
 def shadow_candidates(feat: CellFeatures, bright_parity: int, board_contrast: float) -> np.ndarray:
-    """(8, 8) bool: light cells darker than the empty light colour but of its hue (:func:`_shadowed`), however
-    far they depart.
+    """(8, 8) bool: light cells darker (or lighter) than the empty light colour but of its hue
+    (:func:`_shadowed`), however far they depart.
 
     In one picture :func:`light_cover` excuses a shadow only up to ``2.5`` times its tolerance: a darker
     departure stays a hand, since a sleeve in deep shade can keep a wood's hue. But a lamp low beside the
@@ -596,7 +597,8 @@ def shadow_candidates(feat: CellFeatures, bright_parity: int, board_contrast: fl
 
 
 def _shadowed(lab: np.ndarray, ref: np.ndarray, tol: float = SHADOW_HUE_TOL) -> np.ndarray:
-    """(N,) bool: light cells darker than the empty light colour but of its hue: a shadow, not a hand.
+    """(N,) bool: light cells darker (or lighter) than the empty light colour but of its hue: a shadow, not a
+    hand.
 
     A shadow (of the pieces between two lamps, of a lamp's arm, of a player) scales a square's light
     down; in Lab its a* and b* then shrink with L*. A hand or sleeve brings a hue of its own. Found on
@@ -604,9 +606,12 @@ def _shadowed(lab: np.ndarray, ref: np.ndarray, tol: float = SHADOW_HUE_TOL) -> 
     units while their a*, b* stayed within 2 units of the empty colour scaled down.
     """
     scale = lab[:, 0] / max(float(ref[0]), 1.0)
-    darker = (scale < 1.0) & (scale > 0.3)
+    # Lighter too: under a shadow over most of the board the empty light colour (the light squares' median) is
+    # the shadow's, and the light squares out of it are the ones that stray (a lamp's hard shadow over the board
+    # when it was first seen; their light squares read as a hand until one covered fewer than half of them).
+    relit = (scale > SHADOW_LEVELS[0]) & (scale < SHADOW_LEVELS[1])
     off = np.linalg.norm(lab[:, 1:] - scale[:, None] * ref[None, 1:], axis=1)
-    return darker & (off < tol)
+    return relit & (off < tol)
 
 
 def hidden_dark_cells(covered: np.ndarray, bright_parity: int, outlier: np.ndarray | None = None) -> np.ndarray:

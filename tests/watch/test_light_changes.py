@@ -130,3 +130,14 @@ def test_every_move_is_recorded_when_a_shadow_there_from_the_start_lifts(tmp_pat
     assert not [e for e in events if e["event"] == "violation"]
     assert moves == expected
 
+
+def test_every_move_is_recorded_under_a_hard_shadow_over_most_of_the_board_from_the_start(tmp_path):
+    """A lamp's hard shadow at half the light over more than half of the light squares from the first frame:
+    their median is the shadow's colour, and the light squares out of it stray from it, lighter, of its hue
+    (vision.occlusion._shadowed). Before, they were a hand on every still frame: no move recorded."""
+    from vision.render import random_scene_params
+
+    params = random_scene_params(np.random.default_rng(3), size=(640, 360))
+    expected, moves, events = play_opening(tmp_path, params, PLIES, retouch=_shadow_until(_hard_half(0.5), 99.0))
+    assert not [e for e in events if e["event"] == "violation"]
+    assert moves == expected
