@@ -190,8 +190,9 @@ def _lifted_alike(cur_m: np.ndarray, ref_m: np.ndarray, rows: np.ndarray, cols: 
                   relit: np.ndarray, lifted: np.ndarray, sides: np.ndarray) -> np.ndarray:
     """(K,) bool: of the squares ``lifted`` (K,) bool (brighter than RELIT_GAIN allows, light only up to
     RELIT_LIFTED, grain kept), those with a square ``relit`` near them whose settled colour is LIFT_OTHER
-    times lighter or darker and whose light rose alike (LIFT_ALIKE; see RELIT_LIFTED), and the lifted
-    squares joined to those through squares beside each other lit alike where they meet. ``cur_m``, ``ref_m``
+    times lighter or darker and whose light rose alike (LIFT_ALIKE; see RELIT_LIFTED), those continuing the
+    light of a square relit beside them (LIFT_RISE), and the lifted squares joined to either through squares
+    beside each other lit alike where they meet. ``cur_m``, ``ref_m``
     (K, 3): the mean colours of the squares at ``rows``, ``cols``; ``sides`` (K, 4): the log gain of
     lightness along each square's upper, lower, left and right side (the plane of ``relit_cells``)."""
     level = np.log(np.maximum(cur_m.sum(axis=1), 1e-3) / np.maximum(ref_m.sum(axis=1), 1e-3))
@@ -201,8 +202,8 @@ def _lifted_alike(cur_m: np.ndarray, ref_m: np.ndarray, rows: np.ndarray, cols: 
     other = np.abs(tone[:, None] - tone[None, :]) >= np.log(LIFT_OTHER)
     out = lifted & ((apart <= EDGE_NEAR) & (step <= np.log(LIFT_ALIKE)) & other & relit[None, :]).any(axis=1)
     # from those, on to the squares beside them (of any lightness: a frame's squares, all of one wood, have no
-    # other near them) whose light where they meet is theirs to within EDGE_LIKE_NEIGHBOUR: across a soft
-    # shadow's edge the light changes by a third from one square's middle to the next one's
+    # other near them) whose light where they meet is theirs to within EDGE_LIKE_NEIGHBOUR: a soft shadow's
+    # light is continuous, though across its edge it changes by a third from one square's middle to the next
     down, right = rows[None, :] - rows[:, None], cols[None, :] - cols[:, None]  # where each j lies from each i
     meet = np.full(apart.shape, np.inf)
     rise = np.zeros(apart.shape)  # how much i's light rises across it, away from j
@@ -266,7 +267,7 @@ def _edge_fits(cur: np.ndarray, ref: np.ndarray) -> tuple[np.ndarray, np.ndarray
     now_a, now_b = gain_a[ks, ms] * was_a, gain_b[ks, ms] * was_b
     # a thin side is mostly pixels the edge splits, whose colour a compressed picture smears: its hue says less
     thin = _THIN_SIDE[ms]
-    # (a side lit beyond RELIT_GAIN must be like a light near it that was found lifted alike: _lifted_alike)
+    # (a side lit beyond RELIT_GAIN: _relit_across_an_edge holds it to a light near it lit up as much)
     keep = (_light_only(now_a, was_a, np.where(thin[:, 0], EDGE_THIN_HUE, RELIT_HUE)[:, None], RELIT_LIFTED)
             & _light_only(now_b, was_b, np.where(thin[:, 1], EDGE_THIN_HUE, RELIT_HUE)[:, None], RELIT_LIFTED))
 
