@@ -186,17 +186,15 @@ def _light_only(cur: np.ndarray, ref: np.ndarray, hue: float | np.ndarray = RELI
     return stray.all(axis=-1) & (level >= RELIT_GAIN[0]) & (level <= (RELIT_GAIN[1] if most is None else most))
 
 
-def _lifted_alike(cur_m: np.ndarray, ref_m: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+def _lifted_alike(level: np.ndarray, tone: np.ndarray, rows: np.ndarray, cols: np.ndarray,
                   relit: np.ndarray, lifted: np.ndarray, sides: np.ndarray) -> np.ndarray:
     """(K,) bool: of the squares ``lifted`` (K,) bool (brighter than RELIT_GAIN allows, light only up to
     RELIT_LIFTED, grain kept), those with a square ``relit`` near them whose settled colour is LIFT_OTHER
     times lighter or darker and whose light rose alike (LIFT_ALIKE; see RELIT_LIFTED), those continuing the
     light of a square relit beside them (LIFT_RISE), and the lifted squares joined to either through squares
-    beside each other lit alike where they meet. ``cur_m``, ``ref_m``
-    (K, 3): the mean colours of the squares at ``rows``, ``cols``; ``sides`` (K, 4): the log gain of
-    lightness along each square's upper, lower, left and right side (the plane of ``relit_cells``)."""
-    level = np.log(np.maximum(cur_m.sum(axis=1), 1e-3) / np.maximum(ref_m.sum(axis=1), 1e-3))
-    tone = np.log(np.maximum(ref_m.sum(axis=1), 1e-3))
+    beside each other lit alike where they meet. ``level``, ``tone`` (K,): the log gain of lightness of the
+    squares at ``rows``, ``cols`` and their settled log lightness; ``sides`` (K, 4): the log gain along each
+    square's upper, lower, left and right side (the plane of ``relit_cells``)."""
     apart = np.maximum(np.abs(rows[:, None] - rows[None, :]), np.abs(cols[:, None] - cols[None, :]))
     step = np.abs(level[:, None] - level[None, :])
     other = np.abs(tone[:, None] - tone[None, :]) >= np.log(LIFT_OTHER)
@@ -355,6 +353,7 @@ def relit_cells(bgr: np.ndarray, ref_bgr: np.ndarray, ask: np.ndarray | None = N
     ref = ref_bgr.reshape(cells).transpose(0, 2, 1, 3, 4)[rows, cols]
     cur_m, ref_m = cur.mean(axis=(1, 2)), ref.mean(axis=(1, 2))  # (K, 3)
     gain = cur_m / np.maximum(ref_m, 1e-3)
+    level = cur_m.sum(axis=1) / np.maximum(ref_m.sum(axis=1), 1e-3)  # each square's gain of lightness
     light_only = _light_only(cur_m, ref_m)
     lifted = ~light_only & _light_only(cur_m, ref_m, most=RELIT_LIFTED)  # brighter still: a shadow lifting
     # the light's change over each square: a plane through its pixels' lightness ratios
@@ -363,7 +362,7 @@ def relit_cells(bgr: np.ndarray, ref_bgr: np.ndarray, ask: np.ndarray | None = N
     across = (across / np.maximum(across.mean(axis=1, keepdims=True), 1e-3)).reshape(-1, MCELL, MCELL, 1)
     predicted = ref * gain[:, None, None, :] * across
     # (lit up, the settled view's own noise is scaled up with it: the floor rises with the gain)
-    floor = RELIT_FLOOR * np.maximum(cur_m.sum(axis=1) / np.maximum(ref_m.sum(axis=1), 1e-3), 1.0)
+    floor = RELIT_FLOOR * np.maximum(level, 1.0)
     residual = np.abs(cur - predicted).mean(axis=(1, 2, 3)) / np.maximum(cur_m.mean(axis=1), floor)
     fits = residual <= RELIT_RESIDUAL
     out[rows, cols] = light_only & fits
@@ -371,16 +370,15 @@ def relit_cells(bgr: np.ndarray, ref_bgr: np.ndarray, ask: np.ndarray | None = N
         plane = across[..., 0]  # (K, MCELL, MCELL), mean 1
         edges = np.stack([plane[:, 0].mean(axis=1), plane[:, -1].mean(axis=1), plane[:, :, 0].mean(axis=1),
                           plane[:, :, -1].mean(axis=1)], axis=1)
-        level = cur_m.sum(axis=1) / np.maximum(ref_m.sum(axis=1), 1e-3)
         sides = np.log(np.maximum(level[:, None] * edges, 1e-3))
-        out[rows, cols] |= _lifted_alike(cur_m, ref_m, rows, cols, (light_only | lifted) & fits, lifted & fits,
-                                         sides)
+        out[rows, cols] |= _lifted_alike(np.log(np.maximum(level, 1e-3)), np.log(np.maximum(ref_m.sum(axis=1), 1e-3)),
+                                         rows, cols, (light_only | lifted) & fits, lifted & fits, sides)
     # Squares a hard edge may cross: the whole square's gains are a mix of two lights, each light only
     edge = np.flatnonzero((light_only | lifted) & ~out[rows, cols])
     if len(edge):
-        level = np.log(np.maximum(_cell_means(bgr).sum(axis=1), 1e-3)
-                       / np.maximum(_cell_means(ref_bgr).sum(axis=1), 1e-3)).reshape(GRID, GRID)
-        known = np.where((~ask if unchanged is None else unchanged) | out, level, np.nan)  # unchanged, or relit
+        grid_level = np.log(np.maximum(_cell_means(bgr).sum(axis=1), 1e-3)
+                            / np.maximum(_cell_means(ref_bgr).sum(axis=1), 1e-3)).reshape(GRID, GRID)
+        known = np.where((~ask if unchanged is None else unchanged) | out, grid_level, np.nan)  # unchanged, or relit
         k = len(edge)
         out[rows[edge], cols[edge]] = _relit_across_an_edge(
             cur[edge].reshape(k, -1, 3), ref[edge].reshape(k, -1, 3), rows[edge], cols[edge],
@@ -969,9 +967,8 @@ class HandWatch:
             # corner of one: which light it is in is asked too (HandReading.light)
             # (most frames no square's mean has changed by even a few per cent: nothing to look at)
             ratio, look = None, asked
-            means_moved = np.abs(np.log(np.maximum(means.sum(axis=1), 1e-3)
-                                        / np.maximum(self._ref_means.sum(axis=1), 1e-3)))
-            if asked.any() or float(means_moved.max()) > LIGHT_FIELD_PART * np.log(LIGHT_FIELD_SHOWN) / 2:
+            lightened = np.log(np.maximum(means.sum(axis=1), 1e-3) / np.maximum(self._ref_means.sum(axis=1), 1e-3))
+            if asked.any() or float(np.abs(lightened).max()) > LIGHT_FIELD_PART * np.log(LIGHT_FIELD_SHOWN) / 2:
                 ratio = self._lightness_ratio(bgr)
                 dimmed = (np.abs(np.log(ratio)) > np.log(LIGHT_FIELD_SHOWN)).reshape(GRID, MCELL, GRID, MCELL)
                 look = asked | (dimmed.mean(axis=(1, 3)) >= LIGHT_FIELD_PART)
@@ -1028,8 +1025,7 @@ class HandWatch:
         # where it was once it has gone.
         # Light coming back (a shadow lifting, seen standing when the view settled) is no hand's shadow: it
         # settles as a move does. (Squares asked only for their light do not count.)
-        relit_changed = relit is not None and bool((relit & asked & (
-            means.sum(axis=1) < self._ref_means.sum(axis=1)).reshape(GRID, GRID)).any())
+        relit_changed = relit is not None and bool((relit & asked & (lightened < 0).reshape(GRID, GRID)).any())
         settle_after = RELIT_SETTLE_FRAMES if relit_changed else self.settle_frames
         if calm and self._quiet >= settle_after:
             # the board as it now stands (a move just made, lighting drift)
